@@ -1,0 +1,173 @@
+// swift-tools-version:6.0
+//
+// restored: iOS-style state preservation and restoration for the Linux desktop.
+//
+// Layout (one concern per module):
+// - SDK/ (a package of its own): RestorationKit, the plugin authors' SDK, and
+//   CRestoredPlugin, the C ABI header `restored/plugin.h`.
+// - CRestoredSupport: C shims (CRC-32C), symbols prefixed `c_restored_`.
+// - CDBus, CSystemd: the system libraries libdbus-1 and libsystemd.
+// - RestoredState (in SDK/, inside libRestorationKit.so): the typed values,
+//   object paths and the keyed-container wire format, one copy shared by
+//   the host and every Swift plugin.
+// - RestoredArchive: app ids, the archive file format and its store.
+// - RestoredEngine: plugin loading and the preservation/restoration walks.
+// - Plugins/: example plugins (Swift and C) built with the package.
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "restored",
+    products: [
+        .executable(name: "restored-demo", targets: ["RestoredDemo"]),
+        .executable(name: "restored-bench", targets: ["RestoredBench"]),
+        .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
+        .library(name: "ExampleCounterPlugin", type: .dynamic, targets: ["ExampleCounterPlugin"]),
+        .library(name: "SyntheticPlugin", type: .dynamic, targets: ["SyntheticPlugin"]),
+        .library(name: "TestScenarioPlugin", type: .dynamic, targets: ["TestScenarioPlugin"]),
+        .library(name: "TestPluginWrongABI", type: .dynamic, targets: ["TestPluginWrongABI"]),
+        .library(name: "TestPluginInvalidAppID", type: .dynamic, targets: ["TestPluginInvalidAppID"]),
+        .library(name: "TestPluginNoSymbol", type: .dynamic, targets: ["TestPluginNoSymbol"]),
+    ],
+    dependencies: [
+        .package(path: "SDK"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // C shims and system libraries.
+        .target(name: "CRestoredSupport"),
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+
+        // Core modules.
+        .target(
+            name: "RestoredArchive",
+            dependencies: [
+                "CRestoredSupport",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "RestoredEngine",
+            dependencies: [
+                "RestoredArchive",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "CRestoredPlugin", package: "SDK"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+
+        // Executables.
+        .executableTarget(
+            name: "RestoredDemo",
+            dependencies: [
+                "RestoredEngine",
+                "RestoredArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "RestoredBench",
+            dependencies: [
+                "RestoredEngine",
+                "RestoredArchive",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The synthetic app the benchmarks preserve and restore.
+        .target(
+            name: "SyntheticPlugin",
+            dependencies: [.product(name: "RestorationKit", package: "SDK")],
+            path: "Benchmarks/SyntheticPlugin",
+            swiftSettings: strictSwift
+        ),
+
+        // Plugins built by this package: examples for authors.
+        .target(
+            name: "ExampleNotesPlugin",
+            dependencies: [.product(name: "RestorationKit", package: "SDK")],
+            path: "Plugins/ExampleNotesPlugin",
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ExampleCounterPlugin",
+            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
+            path: "Plugins/ExampleCounterPlugin"
+        ),
+
+        // Plugins that exist for the tests.
+        .target(
+            name: "TestScenarioPlugin",
+            dependencies: [.product(name: "RestorationKit", package: "SDK")],
+            path: "Tests/Plugins/TestScenarioPlugin",
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "TestPluginWrongABI",
+            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
+            path: "Tests/Plugins/TestPluginWrongABI"
+        ),
+        .target(
+            name: "TestPluginInvalidAppID",
+            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
+            path: "Tests/Plugins/TestPluginInvalidAppID"
+        ),
+        .target(
+            name: "TestPluginNoSymbol",
+            path: "Tests/Plugins/TestPluginNoSymbol"
+        ),
+
+        // Tests.
+        .testTarget(
+            name: "RestoredStateTests",
+            dependencies: [.product(name: "RestorationKit", package: "SDK")],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredArchiveTests",
+            dependencies: [
+                "RestoredArchive",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredEngineTests",
+            dependencies: [
+                "RestoredEngine",
+                "RestoredArchive",
+                .product(name: "RestorationKit", package: "SDK"),
+                "CDBus",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+    ]
+)

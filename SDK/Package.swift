@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+//
+// The restored SDK: what plugin authors depend on.
+//
+// `RestorationKit` is a *dynamic* library on purpose, holding two modules:
+// RestorationKit (the API plugin authors use) and RestoredState (the typed
+// values and the keyed-container wire format, shared with the host). Every Swift plugin links
+// it as a shared object, so a process that loads several plugins holds exactly
+// one copy of every SDK type (a static copy per plugin would give each plugin
+// its own metadata, and `as?` casts would fail across images).
+// The library carries the soname `libRestorationKit.so`, so a host that loaded
+// it first (restored does) serves every plugin with that one copy.
+// `CRestoredPlugin` is the C ABI (`restored/plugin.h`) that C plugins and hosts
+// use directly.
+import PackageDescription
+
+let package = Package(
+    name: "RestorationKit",
+    products: [
+        .library(name: "RestorationKit", type: .dynamic, targets: ["RestorationKit", "RestoredState"]),
+        .library(name: "CRestoredPlugin", targets: ["CRestoredPlugin"]),
+    ],
+    targets: [
+        .target(name: "CRestoredPlugin"),
+        .target(
+            name: "RestoredState",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+        ),
+        .target(
+            name: "RestorationKit",
+            dependencies: ["CRestoredPlugin", "RestoredState"],
+            // A soname lets a host that already loaded the SDK runtime satisfy
+            // every plugin's dependency on it, wherever the plugin file lives.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libRestorationKit.so"])]
+        ),
+    ]
+)

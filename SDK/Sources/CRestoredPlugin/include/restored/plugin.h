@@ -1,0 +1,346 @@
+/*
+ * restored/plugin.h - the plugin ABI of restored, version 1.
+ *
+ * A plugin is a shared object that exports one function:
+ *
+ *     const restored_plugin_descriptor *restored_plugin_v1(void);
+ *
+ * It returns a descriptor that lives as long as the shared object. The host
+ * (the restored daemon, or any program that speaks this ABI) checks the
+ * descriptor, then creates one plugin *instance* per app session with
+ * `create`, and drives preservation and restoration through the callbacks.
+ * The plugin talks back to the host through the function table it receives
+ * in `create`.
+ *
+ * Rules of this ABI:
+ *  - Only C types and bytes cross it. Strings are UTF-8 with an explicit
+ *    length (`restored_string`); they are not NUL-terminated unless said so.
+ *  - Both tables start with their size. A table only ever grows at its end:
+ *    a field exists when the table's `struct_size` covers it. A host refuses a
+ *    descriptor whose `abi_version` is not RESTORED_PLUGIN_ABI_VERSION.
+ *  - Callbacks that can fail return a `restored_status`. A plugin that fails
+ *    may first call `host->set_error` with a message for the user.
+ *  - Every callback is called from one thread at a time per instance.
+ *  - Object handles (`restored_object *`) are the plugin's. A handle the
+ *    plugin gives the host stays valid until the host calls `end_walk`.
+ *  - Everything the host hands to a callback (strings, coders, values, paths)
+ *    is valid only during that call unless documented otherwise.
+ *
+ * The restoration rules R1-R16 these callbacks implement are described in
+ * the README of restored ("The rules it follows").
+ */
+#ifndef RESTORED_PLUGIN_H
+#define RESTORED_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The ABI version this header describes. */
+#define RESTORED_PLUGIN_ABI_VERSION 1u
+
+/** The name of the symbol a plugin exports. */
+#define RESTORED_PLUGIN_SYMBOL "restored_plugin_v1"
+
+/** Result of a callback or a host function. */
+typedef int32_t restored_status;
+
+/** Success. */
+#define RESTORED_OK 0
+/** Generic failure; see the message set with `set_error`. */
+#define RESTORED_ERROR_FAILED (-1)
+/** A coder key starts with the reserved prefix "restored.". */
+#define RESTORED_ERROR_RESERVED_KEY (-2)
+/** A decoded key does not exist in the container. */
+#define RESTORED_ERROR_NOT_FOUND (-3)
+/** An argument is malformed (bad UTF-8, unknown value type, NULL). */
+#define RESTORED_ERROR_INVALID_ARGUMENT (-4)
+/** The call is not allowed at this point of the walk. */
+#define RESTORED_ERROR_WRONG_PHASE (-5)
+/** The object's or the app's byte budget is exhausted (R13). */
+#define RESTORED_ERROR_BUDGET_EXCEEDED (-6)
+/** A referenced object is unknown to the host or has no identifier. */
+#define RESTORED_ERROR_UNKNOWN_OBJECT (-7)
+
+/** A UTF-8 string with its length in bytes. */
+typedef struct restored_string {
+    const char *data;
+    size_t length;
+} restored_string;
+
+/** One component of a restoration path. */
+typedef struct restored_path_component {
+    /** The object's restoration identifier. */
+    restored_string identifier;
+    /**
+     * The position a disambiguating container gave this child (R3), or -1
+     * when the identifier alone names the object.
+     */
+    int64_t position;
+} restored_path_component;
+
+/** A restoration path: identifiers from the root to the object. */
+typedef struct restored_path {
+    const restored_path_component *components;
+    size_t count;
+} restored_path;
+
+/** An object of the plugin (a window, a pane, a list...). Opaque to the host. */
+typedef struct restored_object restored_object;
+
+/** A keyed container owned by the host: one per object and one per app (R5). */
+typedef struct restored_coder restored_coder;
+
+/** Where a plugin reports objects during a walk. Owned by the host. */
+typedef struct restored_object_sink restored_object_sink;
+
+/** Where a plugin hands over its snapshot. Owned by the host. */
+typedef struct restored_snapshot_sink restored_snapshot_sink;
+
+/** The host's context of one plugin instance. Opaque to the plugin. */
+typedef struct restored_host_context restored_host_context;
+
+/** The kinds of value a coder holds (R16: only these, never a type by name). */
+typedef enum restored_value_type {
+    RESTORED_VALUE_BOOL = 1,
+    RESTORED_VALUE_INT64 = 2,
+    RESTORED_VALUE_UINT64 = 3,
+    RESTORED_VALUE_DOUBLE = 4,
+    RESTORED_VALUE_STRING = 5,
+    RESTORED_VALUE_BYTES = 6,
+    /** A point in time: seconds since 1970-01-01 00:00:00 UTC, in `as.float64`. */
+    RESTORED_VALUE_DATE = 7,
+    RESTORED_VALUE_ARRAY = 8,
+    /** String keys and values, in `as.dictionary`. */
+    RESTORED_VALUE_DICTIONARY = 9,
+    /**
+     * A reference to another restorable object, stored by its path. When
+     * encoding, `as.object` is the plugin's handle. When decoding,
+     * `as.reference.object` is the handle the host located for that path at
+     * restoration (NULL when that object was not restored) and
+     * `as.reference.path` its path.
+     */
+    RESTORED_VALUE_OBJECT = 10
+} restored_value_type;
+
+/** A typed value. Arrays and dictionaries nest. */
+typedef struct restored_value {
+    /** A restored_value_type. */
+    uint32_t type;
+    uint32_t reserved;
+    union {
+        bool boolean;
+        int64_t int64;
+        uint64_t uint64;
+        double float64;
+        restored_string string;
+        struct {
+            const void *data;
+            size_t length;
+        } bytes;
+        struct {
+            const struct restored_value *items;
+            size_t count;
+        } array;
+        struct {
+            const restored_string *keys;
+            const struct restored_value *values;
+            size_t count;
+        } dictionary;
+        restored_object *object;
+        struct {
+            restored_object *object;
+            const restored_path *path;
+        } reference;
+    } as;
+} restored_value;
+
+/** Log levels for `host->log`, with syslog's numbers. */
+typedef enum restored_log_level {
+    RESTORED_LOG_ERROR = 3,
+    RESTORED_LOG_WARNING = 4,
+    RESTORED_LOG_NOTICE = 5,
+    RESTORED_LOG_INFO = 6,
+    RESTORED_LOG_DEBUG = 7
+} restored_log_level;
+
+/** Flags a plugin may set on the archive being written. */
+typedef enum restored_archive_flag {
+    /** R12: do not hand the snapshot over at the next restoration. */
+    RESTORED_FLAG_IGNORE_SNAPSHOT_ON_NEXT_LAUNCH = 1u << 0
+} restored_archive_flag;
+
+/** Facts about an object, reported with `host->sink_add`. */
+typedef enum restored_object_flag {
+    /** The object is presented (modal) rather than a child (R4). */
+    RESTORED_OBJECT_PRESENTED = 1u << 0,
+    /**
+     * The object is a presentation context: objects presented by its
+     * descendants hang under it (R4). Roots always are.
+     */
+    RESTORED_OBJECT_DEFINES_PRESENTATION_CONTEXT = 1u << 1,
+    /**
+     * The object is a container that disambiguates its children by position,
+     * as a navigation stack does (R3): each child's path component gets its
+     * position, so siblings may share an identifier.
+     */
+    RESTORED_OBJECT_DISAMBIGUATES_CHILDREN = 1u << 2
+} restored_object_flag;
+
+/** What a plugin reports about one object. */
+typedef struct restored_object_info {
+    /** sizeof(restored_object_info) as the plugin knows it. */
+    uint32_t struct_size;
+    /** restored_object_flag bits. */
+    uint32_t flags;
+    /** The restoration identifier; empty (length 0) means "not preserved" (R1). */
+    restored_string identifier;
+    /** The object's class name, recorded for the class check (R10). */
+    restored_string class_name;
+    /** The restoration class name (R8.1); empty when it has none. */
+    restored_string restoration_class;
+} restored_object_info;
+
+/** A configuration option the host passes to `create` (key = value). */
+typedef struct restored_option {
+    restored_string key;
+    restored_string value;
+} restored_option;
+
+/**
+ * The host's function table, version 1. Grows at the end only; check
+ * `struct_size` before using a field added later.
+ */
+typedef struct restored_host_functions {
+    uint32_t struct_size;
+    uint32_t abi_version;
+
+    /** Logs a message for this instance's app. */
+    void (*log)(restored_host_context *context, restored_log_level level, restored_string message);
+    /** Sets the message the host reports with the next failing status. */
+    void (*set_error)(restored_host_context *context, restored_string message);
+    /** Sets or clears an archive flag; only during preservation (R12). */
+    restored_status (*set_archive_flag)(restored_host_context *context, uint32_t flag, bool on);
+
+    /**
+     * Stores a value under a key (R5: one container per object; keys with the
+     * prefix "restored." are refused). The host copies everything.
+     */
+    restored_status (*encode_value)(restored_coder *coder, restored_string key, const restored_value *value);
+    /**
+     * Reads the value of a key. The value, and everything it points to, stays
+     * valid until the callback that received the coder returns.
+     * Returns RESTORED_ERROR_NOT_FOUND for a missing key. Reserved keys
+     * ("restored.className", "restored.appVersion"...) can be read.
+     */
+    restored_status (*decode_value)(restored_coder *coder, restored_string key, restored_value *value);
+    /** Whether the container holds the key. */
+    bool (*contains_key)(restored_coder *coder, restored_string key);
+
+    /** Reports an object during a walk (roots, children, presented objects). */
+    restored_status (*sink_add)(restored_object_sink *sink, restored_object *object, const restored_object_info *info);
+
+    /** Hands over a snapshot: a media type ("image/png", "text/plain") and its bytes (R12). */
+    restored_status (*snapshot_set)(restored_snapshot_sink *sink, restored_string media_type, const void *data, size_t length);
+} restored_host_functions;
+
+/**
+ * The plugin's descriptor, version 1: what `restored_plugin_v1()` returns.
+ * Callbacks marked optional may be NULL.
+ */
+typedef struct restored_plugin_descriptor {
+    /** RESTORED_PLUGIN_ABI_VERSION. */
+    uint32_t abi_version;
+    /** sizeof(restored_plugin_descriptor) as the plugin knows it. */
+    uint32_t struct_size;
+    /** The freedesktop application id this plugin restores, NUL-terminated. */
+    const char *app_id;
+    /** The app's version, NUL-terminated, recorded in the archive. */
+    const char *app_version;
+    /** A name for people, NUL-terminated. */
+    const char *display_name;
+
+    /**
+     * Creates an instance of the app described by `descriptor` (the pointer
+     * `restored_plugin_v1()` returned; one shared implementation may serve
+     * several descriptors). `host` and `context` stay valid until `destroy`.
+     * `options` are the app's configuration (for example where its live
+     * state is). Returns NULL on failure (after `host->set_error`).
+     */
+    void *(*create)(const struct restored_plugin_descriptor *descriptor, const restored_host_functions *host,
+                    restored_host_context *context, const restored_option *options, size_t option_count);
+    /** Destroys an instance. */
+    void (*destroy)(void *instance);
+    /** Releases every handle handed out since the last call (end of a walk). */
+    void (*end_walk)(void *instance);
+
+    /* Preservation (R1-R6, R12-R14). */
+
+    /** R6: whether to save at all. `app_coder` holds the reserved keys. */
+    restored_status (*should_save_application_state)(void *instance, restored_coder *app_coder, bool *result);
+    /** R6: app-wide state, at the start of preservation (R14 manual saves go here). Optional. */
+    restored_status (*will_encode_restorable_state)(void *instance, restored_coder *app_coder);
+    /** Reports the children and presented objects of `parent`, or the roots when `parent` is NULL. */
+    restored_status (*list_objects)(void *instance, restored_object *parent, restored_object_sink *sink);
+    /** Encodes one object's state into its own coder (R5). Optional. */
+    restored_status (*encode_object)(void *instance, restored_object *object, restored_coder *coder);
+    /** R12: called before the snapshot is taken, so sensitive content can be redacted. Optional. */
+    restored_status (*will_take_snapshot)(void *instance);
+    /** R12: hands over a snapshot with `host->snapshot_set`, or nothing. Optional. */
+    restored_status (*take_snapshot)(void *instance, restored_snapshot_sink *sink);
+
+    /* Restoration (R7-R12, R15, R16). */
+
+    /** R7: whether to restore. `app_coder` holds the app state and the reserved keys. */
+    restored_status (*should_restore_application_state)(void *instance, restored_coder *app_coder, bool *result);
+    /** R12: shows the saved snapshot until the app is back. Not called when the archive says to ignore it. Optional. */
+    restored_status (*present_snapshot)(void *instance, restored_string media_type, const void *data, size_t length);
+    /** R8 step 1: asks the restoration class for the object; *result NULL = do not restore it or its subtree. */
+    restored_status (*object_from_restoration_class)(void *instance, restored_string restoration_class,
+                                                     const restored_path *path, restored_coder *coder,
+                                                     restored_object **result);
+    /** R8 step 2: asks the delegate for an object without restoration class; *result NULL = keep looking. Optional. */
+    restored_status (*object_from_delegate)(void *instance, const restored_path *path, restored_coder *coder,
+                                            restored_object **result);
+    /** R8 step 3: an object the plugin registered under exactly this path, or NULL. */
+    restored_status (*registered_object)(void *instance, const restored_path *path, restored_object **result);
+    /** Reports one object's info through the sink (used for the class check, R10). */
+    restored_status (*describe_object)(void *instance, restored_object *object, restored_object_sink *sink);
+    /** R8: gives a recreated object its identifier and restoration class back. */
+    restored_status (*restore_identity)(void *instance, restored_object *object, restored_string identifier,
+                                        restored_string restoration_class);
+    /** R9 phase 2: decodes one object's state. Optional. */
+    restored_status (*decode_object)(void *instance, restored_object *object, restored_coder *coder);
+    /** R9: called on every restored object once all are decoded. Optional. */
+    restored_status (*finished_restoring_state)(void *instance, restored_object *object);
+    /** R9: app-wide state, after the objects. Optional. */
+    restored_status (*did_decode_restorable_state)(void *instance, restored_coder *app_coder);
+    /** R9: the very end of restoration. Optional. */
+    restored_status (*restoration_did_finish)(void *instance);
+} restored_plugin_descriptor;
+
+/** The type of the exported function. */
+typedef const restored_plugin_descriptor *(*restored_plugin_entry)(void);
+
+/** The function every plugin exports (see RESTORED_PLUGIN_SYMBOL). */
+const restored_plugin_descriptor *restored_plugin_v1(void);
+
+/* Compile-time layout checks: these sizes are the ABI (LP64). */
+#if defined(__LP64__) && !defined(__cplusplus)
+_Static_assert(sizeof(restored_string) == 16, "restored_string layout");
+_Static_assert(sizeof(restored_path_component) == 24, "restored_path_component layout");
+_Static_assert(sizeof(restored_value) == 32, "restored_value layout");
+_Static_assert(sizeof(restored_object_info) == 56, "restored_object_info layout");
+_Static_assert(offsetof(restored_host_functions, log) == 8, "restored_host_functions layout");
+_Static_assert(offsetof(restored_plugin_descriptor, create) == 32, "restored_plugin_descriptor layout");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RESTORED_PLUGIN_H */

@@ -1,0 +1,66 @@
+internal import CRestoredPlugin
+
+/// What the host gives one plugin instance: its options, logging, the
+/// registry of existing objects, and archive flags.
+public final class PluginContext {
+    /// Severity of a log message.
+    public enum LogLevel: Sendable {
+        /// Something failed.
+        case error
+        /// Something looks wrong.
+        case warning
+        /// Worth knowing.
+        case notice
+        /// Routine.
+        case info
+        /// For debugging.
+        case debug
+
+        var cLevel: restored_log_level {
+            switch self {
+            case .error: RESTORED_LOG_ERROR
+            case .warning: RESTORED_LOG_WARNING
+            case .notice: RESTORED_LOG_NOTICE
+            case .info: RESTORED_LOG_INFO
+            case .debug: RESTORED_LOG_DEBUG
+            }
+        }
+    }
+
+    /// The app's configuration from the host (for example where its live state is).
+    public let options: [String: String]
+
+    let host: UnsafePointer<restored_host_functions>
+    let hostContext: OpaquePointer
+    var registeredObjects: [RestorationPath: any RestorableObject] = [:]
+
+    init(host: UnsafePointer<restored_host_functions>, hostContext: OpaquePointer, options: [String: String]) {
+        self.host = host
+        self.hostContext = hostContext
+        self.options = options
+    }
+
+    /// Logs a message, attributed to this app by the host.
+    public func log(_ message: String, level: LogLevel = .info) {
+        var message = message
+        message.withUTF8 { utf8 in host.pointee.log(hostContext, level.cLevel, StateCoder.cString(utf8)) }
+    }
+
+    /// Registers an object that already exists (built with the app's default
+    /// UI) under `path`, so restoration can find it (R8 step 3).
+    public func registerObject(_ object: any RestorableObject, at path: RestorationPath) {
+        registeredObjects[path] = object
+    }
+
+    /// Forgets the object registered under `path`.
+    public func unregisterObject(at path: RestorationPath) {
+        registeredObjects[path] = nil
+    }
+
+    /// Asks the next restoration not to show this archive's snapshot (R12).
+    /// Allowed only during preservation.
+    public func ignoreSnapshotOnNextLaunch() throws {
+        let status = host.pointee.set_archive_flag(hostContext, RESTORED_FLAG_IGNORE_SNAPSHOT_ON_NEXT_LAUNCH.rawValue, true)
+        guard status == RESTORED_OK else { throw StateCoder.error(status, key: "ignore-snapshot flag") }
+    }
+}

@@ -1,0 +1,268 @@
+internal import CRestoredPlugin
+import Foundation
+import Synchronization
+
+/// Exports a Swift ``RestorationPlugin`` through the C ABI (`restored/plugin.h`).
+public enum PluginExport {
+    /// A registered plugin type. Unchecked: the descriptor is immutable and
+    /// lives as long as the process, and the closures only create instances.
+    private struct Registration: @unchecked Sendable {
+        let descriptor: UnsafeRawPointer
+        let make: (PluginContext) throws -> any RestorationPlugin
+        let restorationClasses: () -> [any RestorationClass.Type]
+    }
+
+    private struct Registry: @unchecked Sendable {
+        var byType: [ObjectIdentifier: Registration] = [:]
+        var byDescriptor: [UnsafeRawPointer: Registration] = [:]
+    }
+
+    private static let registry = Mutex(Registry())
+
+    /// The descriptor of `plugin`, built once and kept for the life of the
+    /// process. Return it from the exported `restored_plugin_v1` function.
+    public static func descriptor<Plugin: RestorationPlugin>(for plugin: Plugin.Type) -> UnsafeRawPointer {
+        registry.withLock { registry in
+            if let existing = registry.byType[ObjectIdentifier(plugin)] { return existing.descriptor }
+            let descriptor = makeDescriptor(
+                appID: Plugin.appID, appVersion: Plugin.appVersion, displayName: Plugin.displayName
+            )
+            let registration = Registration(
+                descriptor: descriptor,
+                make: { context in try Plugin(context: context) },
+                restorationClasses: { Plugin.restorationClasses }
+            )
+            registry.byType[ObjectIdentifier(plugin)] = registration
+            registry.byDescriptor[descriptor] = registration
+            return descriptor
+        }
+    }
+
+    private static func registration(for descriptor: UnsafeRawPointer) -> Registration? {
+        registry.withLock { $0.byDescriptor[descriptor] }
+    }
+
+    private static func makeDescriptor(appID: String, appVersion: String, displayName: String) -> UnsafeRawPointer {
+        let descriptor = UnsafeMutablePointer<restored_plugin_descriptor>.allocate(capacity: 1)
+        var table = restored_plugin_descriptor()
+        table.abi_version = RESTORED_PLUGIN_ABI_VERSION
+        table.struct_size = UInt32(MemoryLayout<restored_plugin_descriptor>.size)
+        table.app_id = UnsafePointer(strdup(appID))
+        table.app_version = UnsafePointer(strdup(appVersion))
+        table.display_name = UnsafePointer(strdup(displayName))
+        table.create = { descriptor, host, hostContext, options, optionCount in
+            guard let descriptor, let host, let hostContext else { return nil }
+            guard let registration = PluginExport.registration(for: UnsafeRawPointer(descriptor)) else {
+                return nil
+            }
+            var settings: [String: String] = [:]
+            if let options {
+                for index in 0..<optionCount {
+                    settings[ValueArena.swiftString(options[index].key)] = ValueArena.swiftString(options[index].value)
+                }
+            }
+            let context = PluginContext(host: host, hostContext: hostContext, options: settings)
+            do {
+                let plugin = try registration.make(context)
+                let box = PluginInstanceBox(plugin: plugin, context: context, restorationClasses: registration.restorationClasses())
+                return Unmanaged.passRetained(box).toOpaque()
+            } catch {
+                var message = "the plugin could not start: \(error)"
+                message.withUTF8 { host.pointee.set_error(hostContext, StateCoder.cString($0)) }
+                return nil
+            }
+        }
+        table.destroy = { instance in
+            guard let instance else { return }
+            Unmanaged<PluginInstanceBox>.fromOpaque(instance).release()
+        }
+        table.end_walk = { instance in PluginExport.box(instance)?.endWalk() }
+        table.should_save_application_state = { instance, appCoder, result in
+            PluginExport.run(instance) { box in
+                guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.wrongPhase("saving without a coder") }
+                result.pointee = box.plugin.shouldSaveApplicationState(coder: coder)
+            }
+        }
+        table.will_encode_restorable_state = { instance, appCoder in
+            PluginExport.run(instance) { box in
+                guard let coder = box.coder(box.context.host, appCoder) else { return }
+                try box.plugin.willEncodeRestorableState(with: coder)
+            }
+        }
+        table.list_objects = { instance, parent, sink in
+            PluginExport.run(instance) { box in
+                if let parent {
+                    guard let object = box.object(for: parent) else { throw StateCoderError.unknownObject(key: "parent") }
+                    for child in object.restorationChildren { try PluginExport.report(child, flags: 0, box: box, sink: sink) }
+                    for presented in object.presentedObjects {
+                        try PluginExport.report(presented, flags: RESTORED_OBJECT_PRESENTED.rawValue, box: box, sink: sink)
+                    }
+                } else {
+                    for root in box.plugin.rootObjects { try PluginExport.report(root, flags: 0, box: box, sink: sink) }
+                }
+            }
+        }
+        table.encode_object = { instance, object, coder in
+            PluginExport.run(instance) { box in
+                guard let object = object.flatMap(box.object(for:)), let coder = box.coder(box.context.host, coder) else {
+                    throw StateCoderError.unknownObject(key: "object")
+                }
+                try object.encodeRestorableState(with: coder)
+            }
+        }
+        table.will_take_snapshot = { instance in
+            PluginExport.run(instance) { box in box.plugin.willTakeSnapshot() }
+        }
+        table.take_snapshot = { instance, sink in
+            PluginExport.run(instance) { box in
+                guard let snapshot = box.plugin.snapshot() else { return }
+                var mediaType = snapshot.mediaType
+                let status = mediaType.withUTF8 { type in
+                    snapshot.data.withUnsafeBytes { data in
+                        box.context.host.pointee.snapshot_set(sink, StateCoder.cString(type), data.baseAddress, data.count)
+                    }
+                }
+                guard status == RESTORED_OK else { throw StateCoder.error(status, key: "snapshot") }
+            }
+        }
+        table.should_restore_application_state = { instance, appCoder, result in
+            PluginExport.run(instance) { box in
+                guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.wrongPhase("restoring without a coder") }
+                result.pointee = box.plugin.shouldRestoreApplicationState(coder: coder)
+            }
+        }
+        table.present_snapshot = { instance, mediaType, data, length in
+            PluginExport.run(instance) { box in
+                let bytes = data.map { Data(bytes: $0, count: length) } ?? Data()
+                box.plugin.present(RestorationSnapshot(mediaType: ValueArena.swiftString(mediaType), data: bytes))
+            }
+        }
+        table.object_from_restoration_class = { instance, className, path, coder, result in
+            PluginExport.run(instance) { box in
+                guard let result else { return }
+                result.pointee = nil
+                let name = ValueArena.swiftString(className)
+                guard let restorationClass = box.restorationClasses[name] else {
+                    box.context.log("no restoration class named \(name) is registered; \(PluginInstanceBox.path(path)) is not restored", level: .warning)
+                    return
+                }
+                guard let coder = box.coder(box.context.host, coder) else { return }
+                if let object = restorationClass.object(withRestorationIdentifierPath: PluginInstanceBox.path(path), coder: coder) {
+                    result.pointee = box.handle(for: object)
+                }
+            }
+        }
+        table.object_from_delegate = { instance, path, coder, result in
+            PluginExport.run(instance) { box in
+                guard let result else { return }
+                result.pointee = nil
+                guard let coder = box.coder(box.context.host, coder) else { return }
+                if let object = box.plugin.object(forRestorationIdentifierPath: PluginInstanceBox.path(path), coder: coder) {
+                    result.pointee = box.handle(for: object)
+                }
+            }
+        }
+        table.registered_object = { instance, path, result in
+            PluginExport.run(instance) { box in
+                guard let result else { return }
+                result.pointee = box.context.registeredObjects[PluginInstanceBox.path(path)].map { box.handle(for: $0) }
+            }
+        }
+        table.describe_object = { instance, object, sink in
+            PluginExport.run(instance) { box in
+                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
+                try PluginExport.report(object, flags: 0, box: box, sink: sink, keepHandle: false)
+            }
+        }
+        table.restore_identity = { instance, object, identifier, restorationClass in
+            PluginExport.run(instance) { box in
+                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
+                object.restorationIdentifier = ValueArena.swiftString(identifier)
+                let className = ValueArena.swiftString(restorationClass)
+                if !className.isEmpty, let type = box.restorationClasses[className] {
+                    object.restorationClass = type
+                }
+            }
+        }
+        table.decode_object = { instance, object, coder in
+            PluginExport.run(instance) { box in
+                guard let object = object.flatMap(box.object(for:)), let coder = box.coder(box.context.host, coder) else {
+                    throw StateCoderError.unknownObject(key: "object")
+                }
+                try object.decodeRestorableState(with: coder)
+            }
+        }
+        table.finished_restoring_state = { instance, object in
+            PluginExport.run(instance) { box in
+                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
+                object.finishedRestoringState()
+            }
+        }
+        table.did_decode_restorable_state = { instance, appCoder in
+            PluginExport.run(instance) { box in
+                guard let coder = box.coder(box.context.host, appCoder) else { return }
+                try box.plugin.didDecodeRestorableState(with: coder)
+            }
+        }
+        table.restoration_did_finish = { instance in
+            PluginExport.run(instance) { box in box.plugin.restorationDidFinish() }
+        }
+        descriptor.initialize(to: table)
+        return UnsafeRawPointer(descriptor)
+    }
+
+    private static func box(_ instance: UnsafeMutableRawPointer?) -> PluginInstanceBox? {
+        instance.map { Unmanaged<PluginInstanceBox>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs a callback body, turning a thrown error into a status and a message for the host.
+    private static func run(_ instance: UnsafeMutableRawPointer?, _ body: (PluginInstanceBox) throws -> Void) -> restored_status {
+        guard let box = box(instance) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        do {
+            try body(box)
+            return RESTORED_OK
+        } catch {
+            var message = String(describing: error)
+            message.withUTF8 { box.context.host.pointee.set_error(box.context.hostContext, StateCoder.cString($0)) }
+            return RESTORED_ERROR_FAILED
+        }
+    }
+
+    /// Reports one object with its info to a sink.
+    private static func report(
+        _ object: any RestorableObject, flags: UInt32, box: PluginInstanceBox,
+        sink: OpaquePointer?, keepHandle: Bool = true
+    ) throws {
+        var flags = flags
+        if object.definesPresentationContext { flags |= RESTORED_OBJECT_DEFINES_PRESENTATION_CONTEXT.rawValue }
+        if object.disambiguatesChildren { flags |= RESTORED_OBJECT_DISAMBIGUATES_CHILDREN.rawValue }
+        var identifier = object.restorationIdentifier ?? ""
+        var className = object.restorationClassName
+        var restorationClass = object.restorationClass?.restorationClassName ?? ""
+        let handle = keepHandle ? box.handle(for: object) : OpaquePointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
+        let status = identifier.withUTF8 { identifier in
+            className.withUTF8 { className in
+                restorationClass.withUTF8 { restorationClass in
+                    var info = restored_object_info()
+                    info.struct_size = UInt32(MemoryLayout<restored_object_info>.size)
+                    info.flags = flags
+                    info.identifier = StateCoder.cString(identifier)
+                    info.class_name = StateCoder.cString(className)
+                    info.restoration_class = StateCoder.cString(restorationClass)
+                    return box.context.host.pointee.sink_add(sink, handle, &info)
+                }
+            }
+        }
+        guard status == RESTORED_OK else { throw StateCoder.error(status, key: "object \(identifier)") }
+    }
+}
+
+/// The address of the SDK's own type metadata.
+///
+/// Each image that carried its own copy of the SDK would answer differently;
+/// a process that loads several plugins uses it to check that they all share
+/// one `libRestorationKit.so`.
+@_cdecl("restoration_kit_identity")
+public func restorationKitIdentity() -> UnsafeRawPointer {
+    unsafeBitCast(PluginInstanceBox.self as AnyClass, to: UnsafeRawPointer.self)
+}

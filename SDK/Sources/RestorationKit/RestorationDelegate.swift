@@ -1,0 +1,58 @@
+/// App-wide decisions and state, like UIKit's app delegate (R6, R7, R9, R12).
+///
+/// Every method has a default: save and restore always, no app-wide state,
+/// no snapshot.
+public protocol RestorationDelegate: AnyObject {
+    /// Whether to save now; false writes nothing and discards the previous
+    /// archive as stale (R6).
+    func shouldSaveApplicationState(coder: StateCoder) -> Bool
+
+    /// Whether to restore; the coder holds the app state and the reserved
+    /// keys (`restored.appVersion`, `restored.timestamp` ...) (R7).
+    func shouldRestoreApplicationState(coder: StateCoder) -> Bool
+
+    /// Encodes app-wide state at the start of preservation, including manual
+    /// saves of excluded objects by reference (R6, R14).
+    func willEncodeRestorableState(with coder: StateCoder) throws
+
+    /// Decodes the app-wide state after every object is restored (R9).
+    func didDecodeRestorableState(with coder: StateCoder) throws
+
+    /// Provides an object that has no restoration class (R8 step 2); nil
+    /// lets the registered objects provide it.
+    func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)?
+
+    /// Called at the very end of restoration (R9).
+    func restorationDidFinish()
+
+    /// Called before the snapshot is taken, to hide sensitive content (R12).
+    func willTakeSnapshot()
+
+    /// The snapshot to keep with the archive, or nil (R12).
+    func snapshot() -> RestorationSnapshot?
+
+    /// Shows the saved snapshot until the app is back (R12); not called when
+    /// the archive says to ignore it.
+    func present(_ snapshot: RestorationSnapshot)
+}
+
+extension RestorationDelegate {
+    /// Always saves.
+    public func shouldSaveApplicationState(coder: StateCoder) -> Bool { true }
+    /// Always restores.
+    public func shouldRestoreApplicationState(coder: StateCoder) -> Bool { true }
+    /// Encodes nothing.
+    public func willEncodeRestorableState(with coder: StateCoder) throws {}
+    /// Decodes nothing.
+    public func didDecodeRestorableState(with coder: StateCoder) throws {}
+    /// Provides nothing.
+    public func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? { nil }
+    /// Does nothing.
+    public func restorationDidFinish() {}
+    /// Does nothing.
+    public func willTakeSnapshot() {}
+    /// No snapshot.
+    public func snapshot() -> RestorationSnapshot? { nil }
+    /// Does nothing.
+    public func present(_ snapshot: RestorationSnapshot) {}
+}

@@ -1,0 +1,35 @@
+/// A plugin: the restoration class of one app, as a Swift type.
+///
+/// The host creates one instance per app session with ``init(context:)``.
+/// The instance is also the app's ``RestorationDelegate``. Export it with
+/// ``PluginExport/descriptor(for:)``:
+///
+/// ```swift
+/// import RestorationKit
+///
+/// @_cdecl("restored_plugin_v1")
+/// public func restoredPluginV1() -> UnsafeRawPointer { PluginExport.descriptor(for: NotesPlugin.self) }
+/// ```
+public protocol RestorationPlugin: RestorationDelegate {
+    /// The freedesktop application id, like `org.example.Notes`.
+    static var appID: String { get }
+    /// The app's version, recorded in the archive (`restored.appVersion`).
+    static var appVersion: String { get }
+    /// A name for people.
+    static var displayName: String { get }
+    /// The restoration classes the archive may name (R8 step 1).
+    static var restorationClasses: [any RestorationClass.Type] { get }
+
+    /// Creates the instance for one app session.
+    init(context: PluginContext) throws
+
+    /// The root objects (windows), in order. The preservation walk starts here (R2).
+    var rootObjects: [any RestorableObject] { get }
+}
+
+extension RestorationPlugin {
+    /// The app id.
+    public static var displayName: String { appID }
+    /// None.
+    public static var restorationClasses: [any RestorationClass.Type] { [] }
+}

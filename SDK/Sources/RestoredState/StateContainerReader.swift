@@ -1,0 +1,93 @@
+/// Looks up keys in a container blob written by ``StateContainerWriter``.
+///
+/// The entries are indexed once when the reader is created; a key written
+/// twice yields its last value. Lookups compare raw UTF-8 bytes and never
+/// create strings.
+public struct StateContainerReader {
+    /// One entry: the key's byte range and its value.
+    public struct Entry {
+        /// The key's range in the container bytes.
+        public let key: Range<Int>
+        /// The value.
+        public let value: StateValueView
+    }
+
+    /// The container bytes.
+    public let base: UnsafeRawBufferPointer
+    /// The entries in the order they were written.
+    public private(set) var entries: [Entry]
+
+    /// Indexes the container in `bytes` (which must outlive the reader).
+    public init(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
+        base = bytes
+        entries = []
+        var cursor = ByteCursor(bytes)
+        while !cursor.isAtEnd {
+            let key = try cursor.readStringRange()
+            entries.append(Entry(key: key, value: try StateValueView.read(&cursor)))
+        }
+    }
+
+    /// The key of an entry, as UTF-8 bytes.
+    public func keyBytes(of entry: Entry) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: base[entry.key])
+    }
+
+    /// The value of `key` (its last value if written twice), or nil.
+    public func value(forKey key: UnsafeRawBufferPointer) -> StateValueView? {
+        var index = entries.count
+        while index > 0 {
+            index -= 1
+            let entry = entries[index]
+            if entry.key.count == key.count && Self.equal(base.baseAddress! + entry.key.lowerBound, key.baseAddress, key.count) {
+                return entry.value
+            }
+        }
+        return nil
+    }
+
+    /// The value of `key`, or nil.
+    public func value(forKey key: String) -> StateValueView? {
+        var key = key
+        return key.withUTF8 { value(forKey: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Every entry fully decoded: what `restored-ctl dump` shows.
+    public static func decodeEntries(_ bytes: [UInt8]) throws(StateFormatError) -> [StateEntry] {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(StateFormatError) -> [StateEntry] in
+                let reader = try StateContainerReader(buffer)
+                var entries: [StateEntry] = []
+                entries.reserveCapacity(reader.entries.count)
+                for entry in reader.entries {
+                    let key = String(decoding: reader.keyBytes(of: entry), as: UTF8.self)
+                    entries.append(StateEntry(key: key, value: try entry.value.decoded()))
+                }
+                return entries
+            }
+        }
+        return try result.get()
+    }
+
+    /// Whether `bytes` is valid UTF-8 (what every key and string must be).
+    public static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        ByteCursor.isValidUTF8(bytes)
+    }
+
+    /// Checks that `bytes` is a well-formed container, nested values included.
+    public static func validate(_ bytes: [UInt8]) throws(StateFormatError) {
+        _ = try decodeEntries(bytes)
+    }
+
+    @inline(__always)
+    private static func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer?, _ count: Int) -> Bool {
+        guard count > 0, let rhs else { return true }
+        return memcmp(lhs, rhs, count) == 0
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -1,0 +1,45 @@
+/// The one-byte tags of the container wire format.
+///
+/// Wire format of a keyed container (all integers little-endian):
+/// `entry*` until the end of the blob, where
+/// `entry = key value`, `key = varint(length) utf8`, and `value = tag payload`:
+///
+/// | tag | kind | payload |
+/// | --- | --- | --- |
+/// | 0x01 / 0x02 | bool false / true | none |
+/// | 0x03 | int64 | zigzag LEB128 varint |
+/// | 0x04 | uint64 | LEB128 varint |
+/// | 0x05 | double | 8 bytes, IEEE 754 |
+/// | 0x06 | string | varint length, UTF-8 |
+/// | 0x07 | bytes | varint length, bytes |
+/// | 0x08 | date | 8 bytes, IEEE 754 seconds since 1970 UTC |
+/// | 0x09 | array | u32 byte length, varint count, values |
+/// | 0x0A | dictionary | u32 byte length, varint count, (key value)* |
+/// | 0x0B | reference | u32 byte length, varint count, (varint length, UTF-8, varint position+1 or 0)* |
+///
+/// Nested kinds carry their byte length so a reader can skip them without
+/// parsing them, which keeps key lookups cheap.
+public enum StateTag: UInt8, Sendable {
+    /// `false`.
+    case boolFalse = 0x01
+    /// `true`.
+    case boolTrue = 0x02
+    /// A signed integer.
+    case int64 = 0x03
+    /// An unsigned integer.
+    case uint64 = 0x04
+    /// A double.
+    case double = 0x05
+    /// A string.
+    case string = 0x06
+    /// Bytes.
+    case bytes = 0x07
+    /// A date.
+    case date = 0x08
+    /// An array.
+    case array = 0x09
+    /// A dictionary.
+    case dictionary = 0x0A
+    /// An object reference.
+    case reference = 0x0B
+}

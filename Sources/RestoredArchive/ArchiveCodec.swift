@@ -1,0 +1,461 @@
+import RestoredState
+/// The archive file format: ``Archive`` to bytes and back.
+///
+/// Layout, little-endian:
+/// - header, 40 bytes: signature `89 52 53 54 52 44 0D 0A` (`\x89RSTRD\r\n`),
+///   format version u16 (1), header length u16 (40), flags u32 (bit 0: ignores
+///   snapshot), restore attempts u32, generation u64, payload length u64,
+///   reserved u32 (0);
+/// - payload: strings and byte blobs are a LEB128 length then the bytes; in
+///   order: app id, app version, system version, timestamp (zigzag LEB128),
+///   plugin, app state, object count, then per object: component count, per
+///   component the identifier and the position (0: none, n + 1: position n),
+///   class name, restoration class (empty: none), kind u8, state; then a
+///   snapshot presence byte (0 or 1) and, if 1, media type and data;
+/// - trailer: CRC-32C of every byte before it, u32.
+///
+/// Decoding never traps on any input (R16): every read is bounds-checked and
+/// every problem is an ``ArchiveError``. An empty restoration class reads back
+/// as none.
+public enum ArchiveCodec {
+    /// The format version this build writes and reads.
+    public static let formatVersion: UInt16 = 1
+    /// The size of the header, in bytes.
+    public static let headerLength = 40
+    /// The size of the trailer (the checksum), in bytes.
+    public static let trailerLength = 4
+    /// The signature that starts every archive file.
+    public static let signature: [UInt8] = [0x89, 0x52, 0x53, 0x54, 0x52, 0x44, 0x0D, 0x0A]
+
+    /// Flags bit: the archive ignores its snapshot on the next restore.
+    private static let ignoresSnapshotFlag: UInt32 = 1
+    /// The smallest encoding of an object: five empty fields.
+    private static let minimumObjectLength = 5
+    /// The smallest encoding of a path component: empty identifier, no position.
+    private static let minimumComponentLength = 2
+
+    // MARK: - Encoding
+
+    /// The bytes of `archive` in the archive file format.
+    public static func encode(_ archive: Archive) -> [UInt8] {
+        var payloadLength = 0
+        payloadLength += stringLength(archive.appID.rawValue)
+        payloadLength += stringLength(archive.appVersion)
+        payloadLength += stringLength(archive.systemVersion)
+        payloadLength += varintLength(zigzag(archive.timestamp))
+        payloadLength += stringLength(archive.plugin)
+        payloadLength += blobLength(archive.appState)
+        payloadLength += varintLength(UInt64(archive.objects.count))
+        // Indexing through buffers borrows the objects instead of copying
+        // (retaining and releasing) each one.
+        archive.objects.withUnsafeBufferPointer { objects in
+            for index in objects.indices {
+                payloadLength += varintLength(UInt64(objects[index].path.components.count))
+                objects[index].path.components.withUnsafeBufferPointer { components in
+                    for position in components.indices {
+                        payloadLength += stringLength(components[position].identifier)
+                        payloadLength += varintLength(positionCode(components[position].position))
+                    }
+                }
+                payloadLength += stringLength(objects[index].className)
+                payloadLength += objects[index].restorationClass.map(stringLength) ?? 1
+                payloadLength += 1
+                payloadLength += varintLength(UInt64(objects[index].state.count)) + objects[index].state.count
+            }
+        }
+        payloadLength += 1
+        if let snapshot = archive.snapshot {
+            payloadLength += stringLength(snapshot.mediaType)
+            payloadLength += blobLength(snapshot.data)
+        }
+        let total = headerLength + payloadLength + trailerLength
+
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initializedCount in
+            var writer = ByteWriter(buffer: UnsafeMutableRawBufferPointer(buffer))
+            writer.append(signature)
+            writer.appendLittleEndian(formatVersion)
+            writer.appendLittleEndian(UInt16(headerLength))
+            writer.appendLittleEndian(archive.ignoresSnapshot ? ignoresSnapshotFlag : 0)
+            writer.appendLittleEndian(archive.restoreAttempts)
+            writer.appendLittleEndian(archive.generation)
+            writer.appendLittleEndian(UInt64(payloadLength))
+            writer.appendLittleEndian(UInt32(0))
+
+            writer.appendString(archive.appID.rawValue)
+            writer.appendString(archive.appVersion)
+            writer.appendString(archive.systemVersion)
+            writer.appendVarint(zigzag(archive.timestamp))
+            writer.appendString(archive.plugin)
+            writer.appendBlob(archive.appState)
+            writer.appendVarint(UInt64(archive.objects.count))
+            archive.objects.withUnsafeBufferPointer { objects in
+                for index in objects.indices {
+                    writer.appendVarint(UInt64(objects[index].path.components.count))
+                    objects[index].path.components.withUnsafeBufferPointer { components in
+                        for position in components.indices {
+                            writer.appendString(components[position].identifier)
+                            writer.appendVarint(positionCode(components[position].position))
+                        }
+                    }
+                    writer.appendString(objects[index].className)
+                    if let restorationClass = objects[index].restorationClass {
+                        writer.appendString(restorationClass)
+                    } else {
+                        writer.appendByte(0)
+                    }
+                    writer.appendByte(objects[index].kind.rawValue)
+                    objects[index].state.withUnsafeBytes { state in
+                        writer.appendVarint(UInt64(state.count))
+                        writer.append(state)
+                    }
+                }
+            }
+            if let snapshot = archive.snapshot {
+                writer.appendByte(1)
+                writer.appendString(snapshot.mediaType)
+                writer.appendBlob(snapshot.data)
+            } else {
+                writer.appendByte(0)
+            }
+            let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: writer.buffer[..<writer.offset]))
+            writer.appendLittleEndian(checksum)
+            precondition(writer.offset == total, "archive encoding length mismatch")
+            initializedCount = total
+        }
+    }
+
+    // MARK: - Decoding
+
+    /// Decodes an archive file's bytes, checking every byte (R16).
+    public static func decode(_ bytes: [UInt8]) throws(ArchiveError) -> Archive {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(ArchiveError) -> Archive in try decode(buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes an archive file's bytes, checking every byte (R16).
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> Archive {
+        let result = bytes.withMemoryRebound(to: UInt8.self) { buffer in
+            Result { () throws(ArchiveError) -> Archive in try decode(buffer) }
+        }
+        return try result.get()
+    }
+
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Archive {
+        let raw = UnsafeRawBufferPointer(bytes)
+        let count = bytes.count
+        guard count >= signature.count, bytes.prefix(signature.count).elementsEqual(signature) else {
+            throw .notAnArchive
+        }
+        guard count >= 10 else { throw .lengthMismatch(expected: nil, actual: count) }
+        let version = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard count >= headerLength else { throw .lengthMismatch(expected: nil, actual: count) }
+        let declaredHeaderLength = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
+        guard declaredHeaderLength == UInt16(headerLength) else {
+            throw .invalidHeader(field: "header length", value: UInt64(declaredHeaderLength))
+        }
+        let flags = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        let restoreAttempts = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+        let generation = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 20, as: UInt64.self))
+        let payloadLength = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 28, as: UInt64.self))
+        let reserved = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 36, as: UInt32.self))
+
+        let (withHeader, overflow1) = payloadLength.addingReportingOverflow(UInt64(headerLength))
+        let (expected, overflow2) = withHeader.addingReportingOverflow(UInt64(trailerLength))
+        guard !overflow1, !overflow2, expected == UInt64(count) else {
+            throw .lengthMismatch(expected: overflow1 || overflow2 ? UInt64.max : expected, actual: count)
+        }
+        let checksumOffset = count - trailerLength
+        let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self))
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<checksumOffset]))
+        guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+        guard flags & ~ignoresSnapshotFlag == 0 else { throw .invalidHeader(field: "flags", value: UInt64(flags)) }
+        guard reserved == 0 else { throw .invalidHeader(field: "reserved", value: UInt64(reserved)) }
+
+        var reader = ByteReader(buffer: bytes, offset: headerLength, end: checksumOffset)
+        let appIDString = try reader.readString()
+        let appID: AppID
+        do {
+            appID = try AppID(appIDString)
+        } catch {
+            throw .invalidAppID(error)
+        }
+        let appVersion = try reader.readString()
+        let systemVersion = try reader.readString()
+        let timestamp = unzigzag(try reader.readVarint())
+        let plugin = try reader.readString()
+        let appState = try reader.readBlob()
+
+        let objectCount = try reader.readCount(minimumElementLength: minimumObjectLength)
+        var objects: [ArchivedObject] = []
+        objects.reserveCapacity(objectCount)
+        for _ in 0..<objectCount {
+            let componentCount = try reader.readCount(minimumElementLength: minimumComponentLength)
+            var components: [ObjectPath.Component] = []
+            components.reserveCapacity(componentCount)
+            for _ in 0..<componentCount {
+                let identifier = try reader.readString()
+                let positionOffset = reader.offset
+                let code = try reader.readVarint()
+                var position: Int64?
+                if code != 0 {
+                    guard code - 1 <= UInt64(Int64.max) else { throw .invalidPosition(offset: positionOffset) }
+                    position = Int64(code - 1)
+                }
+                components.append(ObjectPath.Component(identifier: identifier, position: position))
+            }
+            let className = try reader.readString()
+            let restorationClass = try reader.readString()
+            let kindOffset = reader.offset
+            let kindByte = try reader.readByte()
+            guard let kind = ArchivedObject.Kind(rawValue: kindByte) else {
+                throw .unknownObjectKind(kindByte, offset: kindOffset)
+            }
+            let state = try reader.readBlob()
+            objects.append(
+                ArchivedObject(
+                    path: ObjectPath(components),
+                    className: className,
+                    restorationClass: restorationClass.isEmpty ? nil : restorationClass,
+                    kind: kind,
+                    state: state
+                )
+            )
+        }
+
+        let presenceOffset = reader.offset
+        let presence = try reader.readByte()
+        var snapshot: Snapshot?
+        switch presence {
+        case 0:
+            snapshot = nil
+        case 1:
+            let mediaType = try reader.readString()
+            let data = try reader.readBlob()
+            snapshot = Snapshot(mediaType: mediaType, data: data)
+        default:
+            throw .invalidPresence(presence, offset: presenceOffset)
+        }
+        guard reader.offset == reader.end else {
+            throw .trailingPayloadBytes(count: reader.end - reader.offset)
+        }
+
+        return Archive(
+            appID: appID,
+            appVersion: appVersion,
+            systemVersion: systemVersion,
+            timestamp: timestamp,
+            plugin: plugin,
+            generation: generation,
+            ignoresSnapshot: flags & ignoresSnapshotFlag != 0,
+            restoreAttempts: restoreAttempts,
+            appState: appState,
+            objects: objects,
+            snapshot: snapshot
+        )
+    }
+
+    // MARK: - Helpers
+
+    private static func varintLength(_ value: UInt64) -> Int {
+        (64 - (value | 1).leadingZeroBitCount + 6) / 7
+    }
+
+    private static func stringLength(_ string: String) -> Int {
+        let count = string.utf8.count
+        return varintLength(UInt64(count)) + count
+    }
+
+    private static func blobLength(_ blob: [UInt8]) -> Int {
+        varintLength(UInt64(blob.count)) + blob.count
+    }
+
+    private static func positionCode(_ position: Int64?) -> UInt64 {
+        guard let position else { return 0 }
+        precondition(position >= 0, "an object path position cannot be negative")
+        return UInt64(position) + 1
+    }
+
+    private static func zigzag(_ value: Int64) -> UInt64 {
+        UInt64(bitPattern: (value << 1) ^ (value >> 63))
+    }
+
+    private static func unzigzag(_ value: UInt64) -> Int64 {
+        Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
+    }
+}
+
+/// Appends to a buffer of exactly the size computed beforehand.
+private struct ByteWriter {
+    let buffer: UnsafeMutableRawBufferPointer
+    var offset = 0
+
+    init(buffer: UnsafeMutableRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    private mutating func reserve(_ count: Int) -> Int {
+        precondition(count <= buffer.count - offset, "archive encoding overflow")
+        let start = offset
+        offset += count
+        return start
+    }
+
+    mutating func appendByte(_ byte: UInt8) {
+        buffer[reserve(1)] = byte
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let start = reserve(bytes.count)
+        UnsafeMutableRawBufferPointer(rebasing: buffer[start..<(start + bytes.count)]).copyMemory(from: bytes)
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        let start = reserve(MemoryLayout<T>.size)
+        buffer.storeBytes(of: value.littleEndian, toByteOffset: start, as: T.self)
+    }
+
+    mutating func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            appendByte(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        appendByte(UInt8(value))
+    }
+
+    mutating func appendString(_ string: String) {
+        let utf8 = string.utf8
+        if let done: Void = utf8.withContiguousStorageIfAvailable({ bytes in
+            appendVarint(UInt64(bytes.count))
+            append(UnsafeRawBufferPointer(bytes))
+        }) {
+            return done
+        }
+        appendVarint(UInt64(utf8.count))
+        for byte in utf8 {
+            appendByte(byte)
+        }
+    }
+
+    mutating func appendBlob(_ blob: [UInt8]) {
+        appendVarint(UInt64(blob.count))
+        append(blob)
+    }
+}
+
+/// Reads the payload of an archive, checking every bound.
+private struct ByteReader {
+    let buffer: UnsafeBufferPointer<UInt8>
+    var offset: Int
+    let end: Int
+
+    mutating func readByte() throws(ArchiveError) -> UInt8 {
+        guard offset < end else { throw .lengthBeyondEnd(offset: offset, length: 1) }
+        let byte = buffer[offset]
+        offset += 1
+        return byte
+    }
+
+    mutating func readVarint() throws(ArchiveError) -> UInt64 {
+        let start = offset
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < end else { throw .lengthBeyondEnd(offset: start, length: UInt64(offset - start + 1)) }
+            let byte = buffer[offset]
+            offset += 1
+            if shift == 63 && byte > 1 { throw .varintOverflow(offset: start) }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    /// A length that fits in the rest of the payload.
+    mutating func readLength() throws(ArchiveError) -> Int {
+        let start = offset
+        let length = try readVarint()
+        guard length <= UInt64(end - offset) else { throw .lengthBeyondEnd(offset: start, length: length) }
+        return Int(length)
+    }
+
+    /// A count of elements each at least `minimumElementLength` bytes long
+    /// that fit in the rest of the payload.
+    mutating func readCount(minimumElementLength: Int) throws(ArchiveError) -> Int {
+        let start = offset
+        let count = try readVarint()
+        guard count <= UInt64((end - offset) / minimumElementLength) else {
+            throw .lengthBeyondEnd(offset: start, length: count)
+        }
+        return Int(count)
+    }
+
+    mutating func readString() throws(ArchiveError) -> String {
+        let start = offset
+        let length = try readLength()
+        if length == 0 { return "" }
+        let bytes = UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)])
+        guard Self.isValidUTF8(bytes) else { throw .invalidUTF8(offset: start) }
+        offset += length
+        // Valid input: nothing is repaired, and this initializer is specialized for buffers.
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `bytes` is well-formed UTF-8 (Unicode table 3-7: no overlong
+    /// forms, no surrogates, nothing above U+10FFFF).
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            if count - index >= 8, let base = bytes.baseAddress {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            let lead = bytes[index]
+            switch lead {
+            case 0x00...0x7F:
+                index += 1
+            case 0xC2...0xDF:
+                guard count - index >= 2, bytes[index + 1] & 0xC0 == 0x80 else { return false }
+                index += 2
+            case 0xE0...0xEF:
+                guard count - index >= 3 else { return false }
+                let second = bytes[index + 1]
+                let lower: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+                let upper: UInt8 = lead == 0xED ? 0x9F : 0xBF
+                guard second >= lower, second <= upper, bytes[index + 2] & 0xC0 == 0x80 else { return false }
+                index += 3
+            case 0xF0...0xF4:
+                guard count - index >= 4 else { return false }
+                let second = bytes[index + 1]
+                let lower: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+                let upper: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+                guard second >= lower, second <= upper, bytes[index + 2] & 0xC0 == 0x80,
+                    bytes[index + 3] & 0xC0 == 0x80
+                else { return false }
+                index += 4
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    mutating func readBlob() throws(ArchiveError) -> [UInt8] {
+        let length = try readLength()
+        let blob = Array(UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)]))
+        offset += length
+        return blob
+    }
+}

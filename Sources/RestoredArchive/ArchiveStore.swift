@@ -1,0 +1,666 @@
+public import SystemPackage
+import Glibc
+
+/// Keeps one archive per app on disk, with the generation before it.
+///
+/// Layout: `<directory>/<app-id>/archive` holds the current generation and
+/// `<directory>/<app-id>/archive.previous` the one before. Directories are
+/// mode 0700 and files 0600 whatever the umask; missing parents of
+/// `directory` are created with mode 0700. The store refuses a state or app
+/// directory that is a symbolic link or belongs to another user.
+///
+/// Nothing is ever half-written: a new archive goes to a temporary file in
+/// the app's directory, which is flushed, then renamed over `archive`, and
+/// the directory is flushed. At every instant `archive` is a complete file
+/// (the old or the new one); hard links keep the old files until the new
+/// state is durable, so a write that fails at any step puts every file back
+/// as it was and throws. Hidden leftovers of an interrupted write
+/// (`.archive.*.tmp`) are removed by the next write. The file system must
+/// support hard links (every Linux file system for home directories does).
+///
+/// One writer per app at a time: the daemon serializes the saves of an app;
+/// reads may run at any time.
+public struct ArchiveStore: Sendable {
+    /// One of the two archive files of an app.
+    public enum Generation: String, Hashable, Sendable, CaseIterable {
+        /// The latest archive, `archive`.
+        case current
+        /// The archive before it, `archive.previous`.
+        case previous
+
+        /// The file's name in the app's directory.
+        public var fileName: String {
+            switch self {
+            case .current: "archive"
+            case .previous: "archive.previous"
+            }
+        }
+    }
+
+    /// The largest archive file the store writes or reads, in bytes (1 GiB):
+    /// anything bigger is refused rather than read into memory.
+    public static let maximumArchiveSize = 1 << 30
+
+    private static let leftoverPrefix = ".archive."
+    private static let leftoverSuffix = ".tmp"
+
+    /// The state directory, holding one directory per app.
+    public let directory: FilePath
+    /// The file system every call goes through.
+    public let fileSystem: FileSystem
+
+    /// Creates a store in `directory` (created on first write).
+    public init(directory: FilePath, fileSystem: FileSystem = .live) {
+        self.directory = directory.lexicallyNormalized()
+        self.fileSystem = fileSystem
+    }
+
+    /// The default state directory: `$XDG_STATE_HOME/restored`, or
+    /// `$HOME/.local/state/restored` when `XDG_STATE_HOME` is unset, empty or
+    /// relative (as the XDG base directory specification says).
+    public static func defaultDirectory(environment: [String: String]) -> FilePath {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return FilePath(state).appending("restored")
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? passwordHome() ?? "/"
+        return FilePath(home).appending(".local/state/restored")
+    }
+
+    /// The directory of `appID`'s archives.
+    public func appDirectory(for appID: AppID) -> FilePath {
+        directory.appending(appID.rawValue)
+    }
+
+    /// The path of `appID`'s archive file of `generation`.
+    public func file(for appID: AppID, generation: Generation) -> FilePath {
+        appDirectory(for: appID).appending(generation.fileName)
+    }
+
+    // MARK: - Writing
+
+    /// Writes `archive` as its app's new current generation, keeping the
+    /// current one as the previous generation, and returns it as written.
+    ///
+    /// The archive's generation becomes one more than the stored one's (1 for
+    /// the first). If the current file is unusable (corrupt, another app's),
+    /// it is replaced and the previous generation is kept instead; a current
+    /// file of a newer format version becomes the previous generation like a
+    /// valid one; if the current file cannot be read (an I/O error), nothing
+    /// is written and this throws.
+    ///
+    /// Atomic and durable: when this returns, the new archive is on disk;
+    /// when it throws, the files are as they were.
+    @discardableResult
+    public func write(_ archive: Archive) throws(ArchiveStoreError) -> Archive {
+        let appID = archive.appID
+        let appDirectory = try prepareDirectories(for: appID, action: .save)
+        removeLeftovers(in: appDirectory)
+        let currentFile = file(for: appID, generation: .current)
+        let current = load(currentFile, of: appID)
+        if let problem = current.problem, case .unreadable(let operation, let errno) = problem.reason {
+            // It may well be a good archive: never replace what could not be read.
+            throw failure(.save, appID, operation, currentFile, errno)
+        }
+        let previous = load(file(for: appID, generation: .previous), of: appID)
+        let stored = max(current.archive?.generation ?? 0, previous.archive?.generation ?? 0)
+        var written = archive
+        written.generation = stored == .max ? .max : stored + 1
+        let bytes = ArchiveCodec.encode(written)
+        guard bytes.count <= Self.maximumArchiveSize else {
+            throw .archiveTooLarge(appID, size: bytes.count)
+        }
+        try install(
+            bytes,
+            of: appID,
+            in: appDirectory,
+            action: .save,
+            rotating: current.archive != nil || current.isFromNewerFormat,
+            currentExists: !current.isAbsent,
+            previousExists: !previous.isAbsent
+        )
+        return written
+    }
+
+    /// Replaces the current file of `archive`'s app with `archive`, keeping
+    /// its generation number and leaving the previous generation alone.
+    ///
+    /// For changes that are not a new save: the restore-attempt counter (R15)
+    /// and the ignore-snapshot flag (R12). Atomic and durable like ``write(_:)``.
+    public func rewrite(_ archive: Archive) throws(ArchiveStoreError) {
+        let appID = archive.appID
+        let appDirectory = try prepareDirectories(for: appID, action: .update)
+        removeLeftovers(in: appDirectory)
+        let currentFile = file(for: appID, generation: .current)
+        var currentExists = true
+        do {
+            _ = try fileSystem.lstat(currentFile)
+        } catch where error == .noSuchFileOrDirectory {
+            currentExists = false
+        } catch {
+            throw failure(.update, appID, .lstat, currentFile, error)
+        }
+        let bytes = ArchiveCodec.encode(archive)
+        guard bytes.count <= Self.maximumArchiveSize else {
+            throw .archiveTooLarge(appID, size: bytes.count)
+        }
+        try install(
+            bytes,
+            of: appID,
+            in: appDirectory,
+            action: .update,
+            rotating: false,
+            currentExists: currentExists,
+            previousExists: false
+        )
+    }
+
+    /// Reads `appID`'s archive, applies `change` to it and rewrites it (see
+    /// ``rewrite(_:)``); returns the archive as stored. Changes to the app id
+    /// and the generation are ignored.
+    @discardableResult
+    public func update(_ appID: AppID, _ change: (inout Archive) -> Void) throws(ArchiveStoreError) -> Archive {
+        let reading = try read(appID)
+        var archive = reading.archive
+        change(&archive)
+        archive.appID = appID
+        archive.generation = reading.archive.generation
+        try rewrite(archive)
+        return archive
+    }
+
+    // MARK: - Reading
+
+    /// Reads `appID`'s current archive, or its previous generation when the
+    /// current one is missing or unusable (the reading lists why).
+    ///
+    /// Throws ``ArchiveStoreError/noArchive(_:)`` when nothing is stored and
+    /// ``ArchiveStoreError/noUsableArchive(_:current:previous:)`` when
+    /// neither file can be used. Never traps on a file's contents (R16).
+    public func read(_ appID: AppID) throws(ArchiveStoreError) -> ArchiveReading {
+        guard try checkDirectory(directory, action: .read, appID: appID) != nil,
+            try checkDirectory(appDirectory(for: appID), action: .read, appID: appID) != nil
+        else {
+            throw .noArchive(appID)
+        }
+        let current = load(file(for: appID, generation: .current), of: appID)
+        if let archive = current.archive {
+            return ArchiveReading(archive: archive, source: .current)
+        }
+        let previous = load(file(for: appID, generation: .previous), of: appID)
+        if let archive = previous.archive {
+            return ArchiveReading(archive: archive, source: .previous, problems: current.problem.map { [$0] } ?? [])
+        }
+        if current.isAbsent && previous.isAbsent {
+            throw .noArchive(appID)
+        }
+        throw .noUsableArchive(appID, current: current.problem, previous: previous.problem)
+    }
+
+    /// The state of both of `appID`'s archive files, checked in full.
+    public func verify(_ appID: AppID) -> ArchiveVerification {
+        func status(_ loaded: Loaded) -> ArchiveVerification.Status {
+            switch loaded {
+            case .absent:
+                return .absent
+            case .archive(let archive, let size):
+                return .ok(generation: archive.generation, size: size)
+            case .problem(let problem):
+                if case .corrupt(let error) = problem.reason {
+                    return .corrupt(error)
+                }
+                return .unusable(problem)
+            }
+        }
+        do {
+            guard try checkDirectory(directory, action: .read, appID: appID) != nil,
+                try checkDirectory(appDirectory(for: appID), action: .read, appID: appID) != nil
+            else {
+                return ArchiveVerification(appID: appID, current: .absent, previous: .absent)
+            }
+        } catch {
+            let problem: ArchiveProblem =
+                switch error {
+                case .unsafeDirectory(let path, let reason):
+                    ArchiveProblem(file: path, reason: .unsafeDirectory(reason))
+                case .systemCall(let failure):
+                    ArchiveProblem(file: failure.path, reason: .unreadable(failure.operation, failure.errno))
+                default:
+                    ArchiveProblem(file: directory, reason: .unreadable(.lstat, .ioError))
+                }
+            return ArchiveVerification(appID: appID, current: .unusable(problem), previous: .unusable(problem))
+        }
+        return ArchiveVerification(
+            appID: appID,
+            current: status(load(file(for: appID, generation: .current), of: appID)),
+            previous: status(load(file(for: appID, generation: .previous), of: appID))
+        )
+    }
+
+    /// The apps that have a directory in the store, sorted; names that are
+    /// not valid app ids are ignored.
+    public func appIDs() throws(ArchiveStoreError) -> [AppID] {
+        guard try checkDirectory(directory, action: .list, appID: nil) != nil else {
+            return []
+        }
+        let names = try perform(.list, nil, .readDirectory, directory) { () throws(Errno) in
+            try fileSystem.contentsOfDirectory(directory)
+        }
+        var appIDs: [AppID] = []
+        for name in names {
+            guard let appID = try? AppID(name) else { continue }
+            guard let status = try? fileSystem.lstat(directory.appending(name)), status.kind == .directory else {
+                continue
+            }
+            appIDs.append(appID)
+        }
+        return appIDs.sorted()
+    }
+
+    // MARK: - Discarding
+
+    /// Removes both of `appID`'s archive files and its directory; returns
+    /// whether there was anything to remove (R15: the user's explicit discard).
+    @discardableResult
+    public func discard(_ appID: AppID) throws(ArchiveStoreError) -> Bool {
+        let appDirectory = appDirectory(for: appID)
+        guard try checkDirectory(directory, action: .discard, appID: appID) != nil,
+            try checkDirectory(appDirectory, action: .discard, appID: appID) != nil
+        else {
+            return false
+        }
+        let names = try perform(.discard, appID, .readDirectory, appDirectory) { () throws(Errno) in
+            try fileSystem.contentsOfDirectory(appDirectory)
+        }
+        for name in names where Generation.allCases.contains(where: { $0.fileName == name }) || isLeftover(name) {
+            let path = appDirectory.appending(name)
+            do {
+                try fileSystem.unlink(path)
+            } catch where error == .noSuchFileOrDirectory {
+                continue
+            } catch {
+                throw failure(.discard, appID, .unlink, path, error)
+            }
+        }
+        try perform(.discard, appID, .rmdir, appDirectory) { () throws(Errno) in
+            try fileSystem.rmdir(appDirectory)
+        }
+        try perform(.discard, appID, .syncDirectory, directory) { () throws(Errno) in
+            try fileSystem.syncDirectory(directory)
+        }
+        return true
+    }
+
+    // MARK: - Installing a file
+
+    /// Writes `bytes` to a temporary file and renames it over the current
+    /// file; with `rotating`, the old current file becomes the previous one.
+    /// On failure, every file is put back as it was.
+    private func install(
+        _ bytes: [UInt8],
+        of appID: AppID,
+        in appDirectory: FilePath,
+        action: ArchiveStoreError.Action,
+        rotating: Bool,
+        currentExists: Bool,
+        previousExists: Bool
+    ) throws(ArchiveStoreError) {
+        let currentFile = appDirectory.appending(Generation.current.fileName)
+        let previousFile = appDirectory.appending(Generation.previous.fileName)
+
+        let (descriptor, temporary) = try perform(action, appID, .createTemporaryFile, appDirectory) {
+            () throws(Errno) in
+            try fileSystem.createTemporaryFile(in: appDirectory, prefix: Self.leftoverPrefix)
+        }
+        do {
+            try perform(action, appID, .write, temporary) { () throws(Errno) in
+                try fileSystem.writeAll(bytes, to: descriptor)
+            }
+            try perform(action, appID, .fchmod, temporary) { () throws(Errno) in
+                try fileSystem.fchmod(descriptor, .ownerReadWrite)
+            }
+            try perform(action, appID, .fsync, temporary) { () throws(Errno) in
+                try fileSystem.fsync(descriptor)
+            }
+        } catch {
+            try? fileSystem.close(descriptor)
+            try? fileSystem.unlink(temporary)
+            throw error
+        }
+        do {
+            try perform(action, appID, .close, temporary) { () throws(Errno) in
+                try fileSystem.close(descriptor)
+            }
+        } catch {
+            try? fileSystem.unlink(temporary)
+            throw error
+        }
+
+        // Hard links keep the old files reachable until the new state is durable.
+        var currentBackup: FilePath?
+        var previousBackup: FilePath?
+        var installed = false
+        var rotated = false
+        do {
+            if currentExists {
+                currentBackup = try makeLink(to: currentFile, in: appDirectory, appID: appID, action: action)
+            }
+            if rotating && previousExists {
+                previousBackup = try makeLink(to: previousFile, in: appDirectory, appID: appID, action: action)
+            }
+            try perform(action, appID, .rename, temporary, to: currentFile) { () throws(Errno) in
+                try fileSystem.rename(temporary, to: currentFile)
+            }
+            installed = true
+            if rotating, let backup = currentBackup {
+                try perform(action, appID, .rename, backup, to: previousFile) { () throws(Errno) in
+                    try fileSystem.rename(backup, to: previousFile)
+                }
+                rotated = true
+            }
+            try perform(action, appID, .syncDirectory, appDirectory) { () throws(Errno) in
+                try fileSystem.syncDirectory(appDirectory)
+            }
+        } catch {
+            // Put every name back; each step is best effort.
+            if rotated {
+                try? fileSystem.rename(previousFile, to: currentFile)
+                if let previousBackup {
+                    try? fileSystem.rename(previousBackup, to: previousFile)
+                }
+            } else {
+                if installed {
+                    if let currentBackup {
+                        try? fileSystem.rename(currentBackup, to: currentFile)
+                    } else {
+                        try? fileSystem.unlink(currentFile)
+                    }
+                } else {
+                    try? fileSystem.unlink(temporary)
+                    if let currentBackup { try? fileSystem.unlink(currentBackup) }
+                }
+                if let previousBackup { try? fileSystem.unlink(previousBackup) }
+            }
+            try? fileSystem.syncDirectory(appDirectory)
+            throw error
+        }
+        if let previousBackup { try? fileSystem.unlink(previousBackup) }
+        if !rotated, let currentBackup { try? fileSystem.unlink(currentBackup) }
+    }
+
+    /// Makes a hidden second name for `file` in `appDirectory` and returns it.
+    private func makeLink(
+        to file: FilePath,
+        in appDirectory: FilePath,
+        appID: AppID,
+        action: ArchiveStoreError.Action
+    ) throws(ArchiveStoreError) -> FilePath {
+        var attempts = 0
+        while true {
+            let name = appDirectory.appending(Self.leftoverPrefix + FileSystem.randomSuffix() + Self.leftoverSuffix)
+            do {
+                try fileSystem.link(file, to: name)
+                return name
+            } catch where error == .fileExists && attempts < 100 {
+                attempts += 1
+            } catch {
+                throw failure(action, appID, .link, file, error, destination: name)
+            }
+        }
+    }
+
+    /// Removes hidden files left by an interrupted write, best effort.
+    private func removeLeftovers(in appDirectory: FilePath) {
+        guard let names = try? fileSystem.contentsOfDirectory(appDirectory) else { return }
+        for name in names where isLeftover(name) {
+            try? fileSystem.unlink(appDirectory.appending(name))
+        }
+    }
+
+    private func isLeftover(_ name: String) -> Bool {
+        name.hasPrefix(Self.leftoverPrefix) && name.hasSuffix(Self.leftoverSuffix)
+    }
+
+    // MARK: - Loading a file
+
+    /// What one archive file holds.
+    private enum Loaded {
+        case absent
+        case archive(Archive, size: Int)
+        case problem(ArchiveProblem)
+
+        var archive: Archive? {
+            if case .archive(let archive, _) = self { return archive }
+            return nil
+        }
+
+        var problem: ArchiveProblem? {
+            if case .problem(let problem) = self { return problem }
+            return nil
+        }
+
+        var isAbsent: Bool {
+            if case .absent = self { return true }
+            return false
+        }
+
+        /// Whether the file is an archive of a format version this build
+        /// does not read: not garbage, so it is kept as the previous generation.
+        var isFromNewerFormat: Bool {
+            if case .corrupt(.unsupportedVersion)? = problem?.reason { return true }
+            return false
+        }
+    }
+
+    /// Reads and decodes `file`, expecting an archive of `appID`. Never throws.
+    private func load(_ file: FilePath, of appID: AppID) -> Loaded {
+        func problem(_ reason: ArchiveProblem.Reason) -> Loaded {
+            .problem(ArchiveProblem(file: file, reason: reason))
+        }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try fileSystem.open(file, .readOnly, options: [.noFollow, .nonBlocking])
+        } catch {
+            switch error {
+            case .noSuchFileOrDirectory: return .absent
+            case .tooManySymbolicLinkLevels: return problem(.notARegularFile)
+            default: return problem(.unreadable(.open, error))
+            }
+        }
+        defer { try? fileSystem.close(descriptor) }
+        let status: FileSystem.Status
+        do {
+            status = try fileSystem.fstat(descriptor)
+        } catch {
+            return problem(.unreadable(.fstat, error))
+        }
+        guard status.kind == .regular else { return problem(.notARegularFile) }
+        guard status.size <= Int64(Self.maximumArchiveSize) else { return problem(.tooLarge(status.size)) }
+        let bytes: [UInt8]
+        do {
+            bytes = try fileSystem.readAll(descriptor)
+        } catch {
+            return problem(.unreadable(.read, error))
+        }
+        guard bytes.count <= Self.maximumArchiveSize else { return problem(.tooLarge(Int64(bytes.count))) }
+        let archive: Archive
+        do {
+            archive = try ArchiveCodec.decode(bytes)
+        } catch {
+            return problem(.corrupt(error))
+        }
+        guard archive.appID == appID else { return problem(.otherApp(archive.appID)) }
+        return .archive(archive, size: bytes.count)
+    }
+
+    // MARK: - Directories
+
+    /// Checks that `path` is a directory of this user and not a symbolic
+    /// link; returns its status, or nil when it does not exist.
+    private func checkDirectory(
+        _ path: FilePath,
+        action: ArchiveStoreError.Action,
+        appID: AppID?
+    ) throws(ArchiveStoreError) -> FileSystem.Status? {
+        let status: FileSystem.Status
+        do {
+            status = try fileSystem.lstat(path)
+        } catch where error == .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw failure(action, appID, .lstat, path, error)
+        }
+        switch status.kind {
+        case .directory: break
+        case .symbolicLink: throw .unsafeDirectory(path, .symbolicLink)
+        case .regular, .other: throw .unsafeDirectory(path, .notADirectory)
+        }
+        guard status.ownerID == fileSystem.effectiveUserID() else {
+            throw .unsafeDirectory(path, .ownedByOtherUser(status.ownerID))
+        }
+        return status
+    }
+
+    /// Makes sure the state directory and `appID`'s directory exist, are safe
+    /// and have mode 0700; returns the app's directory.
+    private func prepareDirectories(
+        for appID: AppID,
+        action: ArchiveStoreError.Action
+    ) throws(ArchiveStoreError) -> FilePath {
+        try prepareDirectory(directory, creatingParents: true, action: action, appID: appID)
+        let appDirectory = appDirectory(for: appID)
+        try prepareDirectory(appDirectory, creatingParents: false, action: action, appID: appID)
+        return appDirectory
+    }
+
+    private func prepareDirectory(
+        _ path: FilePath,
+        creatingParents: Bool,
+        action: ArchiveStoreError.Action,
+        appID: AppID?
+    ) throws(ArchiveStoreError) {
+        if let status = try checkDirectory(path, action: action, appID: appID) {
+            if status.permissions != .ownerReadWriteExecute {
+                try restrictPermissions(of: path, action: action, appID: appID)
+            }
+            return
+        }
+        if creatingParents {
+            var missing: [FilePath] = []
+            var ancestor = path.removingLastComponent()
+            while !ancestor.components.isEmpty {
+                do {
+                    _ = try fileSystem.lstat(ancestor)
+                    break
+                } catch where error == .noSuchFileOrDirectory {
+                    missing.append(ancestor)
+                    ancestor = ancestor.removingLastComponent()
+                } catch {
+                    throw failure(action, appID, .lstat, ancestor, error)
+                }
+            }
+            for parent in missing.reversed() {
+                try makeDirectory(parent, action: action, appID: appID)
+            }
+        }
+        try makeDirectory(path, action: action, appID: appID)
+        _ = try checkDirectory(path, action: action, appID: appID)
+    }
+
+    /// Creates `path` with mode 0700 (tolerating a concurrent creation) and
+    /// flushes its parent so the new name is durable.
+    private func makeDirectory(
+        _ path: FilePath,
+        action: ArchiveStoreError.Action,
+        appID: AppID?
+    ) throws(ArchiveStoreError) {
+        do {
+            try fileSystem.mkdir(path, permissions: .ownerReadWriteExecute)
+        } catch where error == .fileExists {
+            return
+        } catch {
+            throw failure(action, appID, .mkdir, path, error)
+        }
+        try restrictPermissions(of: path, action: action, appID: appID)
+        let parent = path.removingLastComponent()
+        let parentToSync = parent.isEmpty ? FilePath(".") : parent
+        try perform(action, appID, .syncDirectory, parentToSync) { () throws(Errno) in
+            try fileSystem.syncDirectory(parentToSync)
+        }
+    }
+
+    /// Sets the mode of the directory `path` to exactly 0700, whatever the umask.
+    private func restrictPermissions(
+        of path: FilePath,
+        action: ArchiveStoreError.Action,
+        appID: AppID?
+    ) throws(ArchiveStoreError) {
+        let descriptor = try perform(action, appID, .open, path) { () throws(Errno) in
+            try fileSystem.open(path, .readOnly, options: [.directory, .noFollow])
+        }
+        do {
+            try perform(action, appID, .fchmod, path) { () throws(Errno) in
+                try fileSystem.fchmod(descriptor, .ownerReadWriteExecute)
+            }
+        } catch {
+            try? fileSystem.close(descriptor)
+            throw error
+        }
+        try perform(action, appID, .close, path) { () throws(Errno) in
+            try fileSystem.close(descriptor)
+        }
+    }
+
+    // MARK: - Errors
+
+    /// Runs `body`, turning its errno into a store error about `path`.
+    private func perform<Value>(
+        _ action: ArchiveStoreError.Action,
+        _ appID: AppID?,
+        _ operation: FileSystem.Operation,
+        _ path: FilePath,
+        to destination: FilePath? = nil,
+        _ body: () throws(Errno) -> Value
+    ) throws(ArchiveStoreError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw failure(action, appID, operation, path, error, destination: destination)
+        }
+    }
+
+    private func failure(
+        _ action: ArchiveStoreError.Action,
+        _ appID: AppID?,
+        _ operation: FileSystem.Operation,
+        _ path: FilePath,
+        _ errno: Errno,
+        destination: FilePath? = nil
+    ) -> ArchiveStoreError {
+        .systemCall(
+            ArchiveStoreError.SystemCallFailure(
+                action: action,
+                appID: appID,
+                operation: operation,
+                path: path,
+                destination: destination,
+                errno: errno,
+                directory: directory
+            )
+        )
+    }
+
+    /// The home directory of this process's user in the password database.
+    private static func passwordHome() -> String? {
+        var buffer = [CChar](repeating: 0, count: 16384)
+        let path: String? = buffer.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return nil }
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            let status = getpwuid_r(geteuid(), &entry, base, storage.count, &result)
+            guard status == 0, result != nil, let home = entry.pw_dir else { return nil }
+            return String(cString: home)
+        }
+        guard let path, !path.isEmpty else { return nil }
+        return path
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `restored-bench`: measurements of restored, reported as ratios against
+/// baselines measured in the same run.
+@main
+struct RestoredBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restored-bench",
+        abstract: "Benchmarks of restored. Build with -c release: swift run -c release restored-bench codec",
+        subcommands: [CodecBenchmark.self]
+    )
+}

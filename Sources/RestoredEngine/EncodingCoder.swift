@@ -1,0 +1,130 @@
+internal import CRestoredPlugin
+public import RestoredState
+
+/// Collects one object's (or the app's) state during preservation (R5, R13).
+///
+/// Values go straight into the container's wire format. A key with the
+/// reserved prefix is refused; once the state passes the byte budget every
+/// further value is refused and ``exceededBudget`` is set.
+public final class EncodingCoder: HostCoder {
+    /// The encoded container.
+    public private(set) var writer: StateContainerWriter
+    /// The byte budget of this container (R13).
+    public let budget: Int
+    /// Whether a value was refused for the budget.
+    public private(set) var exceededBudget = false
+    /// Turns an object handle into the path to store; nil refuses the reference.
+    var resolveReference: (ObjectHandle) -> ObjectPath?
+
+    /// Creates an empty coder.
+    public init(budget: Int, reserved: [String: StateValue] = [:], resolveReference: @escaping (ObjectHandle) -> ObjectPath? = { _ in nil }) {
+        self.writer = StateContainerWriter(reservingCapacity: 128)
+        self.budget = budget
+        self.resolveReference = resolveReference
+        super.init(reserved: reserved)
+    }
+
+    /// The encoded bytes.
+    public var bytes: [UInt8] { writer.bytes }
+
+    override func encodeValue(key: UnsafeRawBufferPointer, value: UnsafePointer<restored_value>) -> restored_status {
+        if exceededBudget { return RESTORED_ERROR_BUDGET_EXCEEDED }
+        if Self.isReserved(key) { return RESTORED_ERROR_RESERVED_KEY }
+        guard StateContainerReader.isValidUTF8(key) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        let resolve = resolveReference
+        // One exclusive access to the writer for the whole value.
+        let (status, count) = Self.append(key: key, value: value.pointee, to: &writer, resolve: resolve)
+        if status != RESTORED_OK { return status }
+        if count > budget {
+            exceededBudget = true
+            return RESTORED_ERROR_BUDGET_EXCEEDED
+        }
+        return RESTORED_OK
+    }
+
+    private static func append(
+        key: UnsafeRawBufferPointer, value: restored_value, to writer: inout StateContainerWriter,
+        resolve: (ObjectHandle) -> ObjectPath?
+    ) -> (restored_status, Int) {
+        let mark = writer.count
+        writer.appendKey(key)
+        let status = write(value, depth: 0, to: &writer, resolve: resolve)
+        if status != RESTORED_OK { writer.truncate(to: mark) }
+        return (status, writer.count)
+    }
+
+    override func containsKey(_ key: UnsafeRawBufferPointer) -> Bool {
+        if super.containsKey(key) { return true }
+        return writer.bytes.withUnsafeBytes { bytes in
+            (try? StateContainerReader(bytes))?.value(forKey: key) != nil
+        }
+    }
+
+    private static func write(
+        _ value: restored_value, depth: Int, to writer: inout StateContainerWriter, resolve: (ObjectHandle) -> ObjectPath?
+    ) -> restored_status {
+        guard depth < StateValueView.maximumDepth else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        switch restored_value_type(rawValue: value.type) {
+        case RESTORED_VALUE_BOOL:
+            writer.appendBool(value.as.boolean)
+        case RESTORED_VALUE_INT64:
+            writer.appendInt64(value.as.int64)
+        case RESTORED_VALUE_UINT64:
+            writer.appendUInt64(value.as.uint64)
+        case RESTORED_VALUE_DOUBLE:
+            writer.appendDouble(value.as.float64)
+        case RESTORED_VALUE_DATE:
+            writer.appendDate(value.as.float64)
+        case RESTORED_VALUE_STRING:
+            guard let text = Self.buffer(value.as.string), StateContainerReader.isValidUTF8(text) else {
+                return RESTORED_ERROR_INVALID_ARGUMENT
+            }
+            writer.appendString(text)
+        case RESTORED_VALUE_BYTES:
+            guard let bytes = Self.buffer(value.as.bytes.data, value.as.bytes.length) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            writer.appendBytes(bytes)
+        case RESTORED_VALUE_ARRAY:
+            let count = value.as.array.count
+            guard count == 0 || value.as.array.items != nil else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            let mark = writer.beginNested(.array, count: count)
+            for index in 0..<count {
+                let status = write(value.as.array.items![index], depth: depth + 1, to: &writer, resolve: resolve)
+                if status != RESTORED_OK { return status }
+            }
+            writer.endNested(mark)
+        case RESTORED_VALUE_DICTIONARY:
+            let count = value.as.dictionary.count
+            guard count == 0 || (value.as.dictionary.keys != nil && value.as.dictionary.values != nil) else {
+                return RESTORED_ERROR_INVALID_ARGUMENT
+            }
+            let mark = writer.beginNested(.dictionary, count: count)
+            for index in 0..<count {
+                guard let key = Self.buffer(value.as.dictionary.keys![index]), StateContainerReader.isValidUTF8(key) else {
+                    return RESTORED_ERROR_INVALID_ARGUMENT
+                }
+                writer.appendKey(key)
+                let status = write(value.as.dictionary.values![index], depth: depth + 1, to: &writer, resolve: resolve)
+                if status != RESTORED_OK { return status }
+            }
+            writer.endNested(mark)
+        case RESTORED_VALUE_OBJECT:
+            guard let object = value.as.object, let path = resolve(ObjectHandle(object)) else {
+                return RESTORED_ERROR_UNKNOWN_OBJECT
+            }
+            writer.appendReference(path)
+        default:
+            return RESTORED_ERROR_INVALID_ARGUMENT
+        }
+        return RESTORED_OK
+    }
+
+    static func buffer(_ string: restored_string) -> UnsafeRawBufferPointer? {
+        buffer(UnsafeRawPointer(string.data), string.length)
+    }
+
+    static func buffer(_ data: UnsafeRawPointer?, _ length: Int) -> UnsafeRawBufferPointer? {
+        if length == 0 { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let data else { return nil }
+        return UnsafeRawBufferPointer(start: data, count: length)
+    }
+}

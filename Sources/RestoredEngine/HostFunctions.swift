@@ -1,0 +1,51 @@
+internal import CRestoredPlugin
+
+/// The function table every plugin instance receives (`restored_host_functions`).
+///
+/// Built once; each entry finds its Swift object from the opaque pointer the
+/// plugin passes back.
+enum HostFunctions {
+    /// Unsafe only in name: the table is written once, here, and never changed.
+    nonisolated(unsafe) static let table: UnsafePointer<restored_host_functions> = {
+        var table = restored_host_functions()
+        table.struct_size = UInt32(MemoryLayout<restored_host_functions>.size)
+        table.abi_version = RESTORED_PLUGIN_ABI_VERSION
+        table.log = { context, level, message in
+            guard let context = SessionContext.from(context) else { return }
+            context.log(level, ObjectSink.text(message) ?? "(message is not UTF-8)")
+        }
+        table.set_error = { context, message in
+            SessionContext.from(context)?.lastError = ObjectSink.text(message) ?? "(message is not UTF-8)"
+        }
+        table.set_archive_flag = { context, flag, on in
+            SessionContext.from(context)?.setFlag(flag, on: on) ?? RESTORED_ERROR_INVALID_ARGUMENT
+        }
+        // The coder outlives every call made with it: borrow it without
+        // reference counting on this, the hottest path.
+        table.encode_value = { coder, key, value in
+            guard let coder, let value, let key = EncodingCoder.buffer(key) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef {
+                $0.encodeValue(key: key, value: value)
+            }
+        }
+        table.decode_value = { coder, key, value in
+            guard let coder, let value, let key = EncodingCoder.buffer(key) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef {
+                $0.decodeValue(key: key, into: value)
+            }
+        }
+        table.contains_key = { coder, key in
+            guard let coder, let key = EncodingCoder.buffer(key) else { return false }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.containsKey(key) }
+        }
+        table.sink_add = { sink, object, info in
+            ObjectSink.from(sink)?.add(object, info) ?? RESTORED_ERROR_INVALID_ARGUMENT
+        }
+        table.snapshot_set = { sink, mediaType, data, length in
+            SnapshotSink.from(sink)?.set(mediaType: mediaType, data: data, length: length) ?? RESTORED_ERROR_INVALID_ARGUMENT
+        }
+        let pointer = UnsafeMutablePointer<restored_host_functions>.allocate(capacity: 1)
+        pointer.initialize(to: table)
+        return UnsafePointer(pointer)
+    }()
+}

@@ -1,0 +1,239 @@
+internal import CRestoredPlugin
+import Logging
+public import RestoredArchive
+public import RestoredState
+
+/// A plugin instance living in this process, called through `restored/plugin.h`.
+public final class InProcessPluginSession: PluginSession {
+    /// The loaded plugin.
+    public let plugin: LoadedPlugin
+    private let context: SessionContext
+    private let instance: UnsafeMutableRawPointer
+    private var table: restored_plugin_descriptor { plugin.descriptor.pointee }
+
+    init(plugin: LoadedPlugin, options: [String: String], logger: Logger) throws(PluginCallError) {
+        self.plugin = plugin
+        let context = SessionContext(appID: plugin.appID, logger: logger)
+        self.context = context
+        let create = plugin.descriptor.pointee.create
+        var arena: [UnsafeMutablePointer<CChar>] = []
+        defer { arena.forEach { free($0) } }
+        func text(_ string: String) -> restored_string {
+            let copy = strdup(string)!
+            arena.append(copy)
+            return restored_string(data: copy, length: strlen(copy))
+        }
+        let cOptions = options.sorted { $0.key < $1.key }.map { restored_option(key: text($0.key), value: text($0.value)) }
+        let created = cOptions.withUnsafeBufferPointer { buffer in
+            create?(plugin.descriptor, HostFunctions.table, context.cPointer, buffer.baseAddress, buffer.count)
+        }
+        guard let created else {
+            throw PluginCallError(callback: "create", status: RESTORED_ERROR_FAILED, message: context.lastError)
+        }
+        instance = created
+    }
+
+    deinit {
+        table.destroy?(instance)
+    }
+
+    /// The app.
+    public var appID: AppID { plugin.appID }
+    /// The app version.
+    public var appVersion: String { plugin.appVersion }
+    /// The plugin's file name.
+    public var pluginName: String { plugin.file.lastComponent?.string ?? plugin.file.string }
+    /// Whether the plugin asked to ignore the snapshot at the next launch (R12).
+    public var ignoreSnapshotRequested: Bool { context.ignoreSnapshotRequested }
+
+    /// Sets the phase; a new preservation clears the archive flags.
+    public func begin(_ phase: SessionPhase) {
+        context.phase = phase
+        if phase == .preserving { context.ignoreSnapshotRequested = false }
+    }
+
+    /// Lets the plugin release its handles.
+    public func endWalk() {
+        table.end_walk?(instance)
+        context.phase = .idle
+    }
+
+    // MARK: Preservation
+
+    /// R6.
+    public func shouldSaveApplicationState(_ coder: EncodingCoder) throws(PluginCallError) -> Bool {
+        var result = false
+        try call("should_save_application_state") { table.should_save_application_state?(instance, coder.cPointer, &result) }
+        return result
+    }
+
+    /// R6, R14.
+    public func willEncodeRestorableState(_ coder: EncodingCoder) throws(PluginCallError) {
+        try call("will_encode_restorable_state") { table.will_encode_restorable_state?(instance, coder.cPointer) }
+    }
+
+    /// R2, R4.
+    public func listObjects(under parent: ObjectHandle?) throws(PluginCallError) -> [ReportedObject] {
+        let sink = ObjectSink()
+        try call("list_objects") { table.list_objects?(instance, parent?.pointer, sink.cPointer) }
+        return sink.objects
+    }
+
+    /// R5.
+    public func encode(_ object: ObjectHandle, into coder: EncodingCoder) throws(PluginCallError) {
+        try call("encode_object") { table.encode_object?(instance, object.pointer, coder.cPointer) }
+    }
+
+    /// R12.
+    public func willTakeSnapshot() throws(PluginCallError) {
+        try call("will_take_snapshot") { table.will_take_snapshot?(instance) }
+    }
+
+    /// R12.
+    public func takeSnapshot() throws(PluginCallError) -> Snapshot? {
+        let sink = SnapshotSink()
+        try call("take_snapshot") { table.take_snapshot?(instance, sink.cPointer) }
+        return sink.snapshot
+    }
+
+    // MARK: Restoration
+
+    /// R7.
+    public func shouldRestoreApplicationState(_ coder: DecodingCoder) throws(PluginCallError) -> Bool {
+        guard table.should_restore_application_state != nil else { return true }
+        var result = false
+        try call("should_restore_application_state") { table.should_restore_application_state?(instance, coder.cPointer, &result) }
+        return result
+    }
+
+    /// R12.
+    public func presentSnapshot(_ snapshot: Snapshot) throws(PluginCallError) {
+        var mediaType = snapshot.mediaType
+        try call("present_snapshot") {
+            mediaType.withUTF8 { type in
+                snapshot.data.withUnsafeBytes { data in
+                    table.present_snapshot?(instance, Self.cString(type), data.baseAddress, data.count)
+                }
+            }
+        }
+    }
+
+    /// R8 step 1.
+    public func objectFromRestorationClass(_ restorationClass: String, path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> ObjectHandle? {
+        var result: OpaquePointer?
+        var name = restorationClass
+        try call("object_from_restoration_class") {
+            name.withUTF8 { name in
+                Self.withCPath(path) { cPath in
+                    table.object_from_restoration_class?(instance, Self.cString(name), cPath, coder.cPointer, &result)
+                }
+            }
+        }
+        return result.map(ObjectHandle.init)
+    }
+
+    /// R8 step 2.
+    public func objectFromDelegate(path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> ObjectHandle? {
+        var result: OpaquePointer?
+        try call("object_from_delegate") {
+            Self.withCPath(path) { cPath in table.object_from_delegate?(instance, cPath, coder.cPointer, &result) }
+        }
+        return result.map(ObjectHandle.init)
+    }
+
+    /// R8 step 3.
+    public func registeredObject(at path: ObjectPath) throws(PluginCallError) -> ObjectHandle? {
+        var result: OpaquePointer?
+        try call("registered_object") {
+            Self.withCPath(path) { cPath in table.registered_object?(instance, cPath, &result) }
+        }
+        return result.map(ObjectHandle.init)
+    }
+
+    /// R10.
+    public func describe(_ object: ObjectHandle) throws(PluginCallError) -> ReportedObject {
+        let sink = ObjectSink()
+        try call("describe_object") { table.describe_object?(instance, object.pointer, sink.cPointer) }
+        guard let reported = sink.objects.first else {
+            throw PluginCallError(callback: "describe_object", status: RESTORED_ERROR_FAILED, message: "the plugin described nothing")
+        }
+        return reported
+    }
+
+    /// R8.
+    public func restoreIdentity(of object: ObjectHandle, identifier: String, restorationClass: String?) throws(PluginCallError) {
+        var identifier = identifier
+        var className = restorationClass ?? ""
+        try call("restore_identity") {
+            identifier.withUTF8 { identifier in
+                className.withUTF8 { className in
+                    table.restore_identity?(instance, object.pointer, Self.cString(identifier), Self.cString(className))
+                }
+            }
+        }
+    }
+
+    /// R9.
+    public func decode(_ object: ObjectHandle, from coder: DecodingCoder) throws(PluginCallError) {
+        try call("decode_object") { table.decode_object?(instance, object.pointer, coder.cPointer) }
+    }
+
+    /// R9.
+    public func finishedRestoringState(_ object: ObjectHandle) throws(PluginCallError) {
+        try call("finished_restoring_state") { table.finished_restoring_state?(instance, object.pointer) }
+    }
+
+    /// R9.
+    public func didDecodeRestorableState(_ coder: DecodingCoder) throws(PluginCallError) {
+        try call("did_decode_restorable_state") { table.did_decode_restorable_state?(instance, coder.cPointer) }
+    }
+
+    /// R9.
+    public func restorationDidFinish() throws(PluginCallError) {
+        try call("restoration_did_finish") { table.restoration_did_finish?(instance) }
+    }
+
+    // MARK: Calling
+
+    /// Calls a callback; a missing optional callback counts as success.
+    private func call(_ name: String, _ body: () -> restored_status?) throws(PluginCallError) {
+        context.lastError = nil
+        let status = body() ?? RESTORED_OK
+        guard status == RESTORED_OK else {
+            throw PluginCallError(callback: name, status: status, message: context.lastError)
+        }
+    }
+
+    private static func cString(_ utf8: UnsafeBufferPointer<UInt8>) -> restored_string {
+        restored_string(data: UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self), length: utf8.count)
+    }
+
+    /// Lends the C form of a path to `body`.
+    private static func withCPath<R>(_ path: ObjectPath, _ body: (UnsafePointer<restored_path>) -> R) -> R {
+        let identifiers = path.components.map { Array($0.identifier.utf8) }
+        let count = identifiers.count
+        let components = UnsafeMutablePointer<restored_path_component>.allocate(capacity: max(count, 1))
+        defer { components.deallocate() }
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(identifiers.reduce(0) { $0 + $1.count }, 1))
+        defer { storage.deallocate() }
+        var offset = 0
+        for index in 0..<count {
+            identifiers[index].withUnsafeBufferPointer { bytes in
+                if let base = bytes.baseAddress, bytes.count > 0 {
+                    (storage + offset).update(from: base, count: bytes.count)
+                }
+            }
+            let identifier = restored_string(
+                data: UnsafeRawPointer(storage + offset).assumingMemoryBound(to: CChar.self), length: identifiers[index].count
+            )
+            (components + index).initialize(to: restored_path_component(identifier: identifier, position: path.components[index].position ?? -1))
+            offset += identifiers[index].count
+        }
+        var cPath = restored_path(components: UnsafePointer(components), count: count)
+        return body(&cPath)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,246 @@
+import Foundation
+import RestoredArchive
+import RestoredState
+
+/// The preservation walk of one app (R1-R6, R12-R14).
+///
+/// Order of events: `shouldSaveApplicationState` (R6); discovery of the
+/// object tree from the roots, skipping objects without identifier with their
+/// subtrees (R1, R2), hanging presented objects under their presentation
+/// context (R4), refusing duplicate paths (R3); then
+/// `willEncodeRestorableState` with the app-wide coder; then one coder per
+/// object (R5), with byte budgets (R13); then the snapshot (R12).
+/// The tree is discovered before anything is encoded so that every object
+/// reference, from the app coder too, can be stored as a path (R14); an
+/// object referenced but outside the tree is preserved under the path of the
+/// object (or app) that referenced it.
+final class PreservationWalk {
+    private struct Record {
+        var object: ReportedObject
+        var path: ObjectPath
+        var kind: ArchivedObject.Kind
+        var state: [UInt8] = []
+        var isDropped = false
+    }
+
+    private let session: any PluginSession
+    private let configuration: EngineConfiguration
+    private let appID: AppID
+    private var records: [Record] = []
+    private var pathsByHandle: [ObjectHandle: ObjectPath] = [:]
+    private var usedPaths: Set<ObjectPath> = []
+    private var droppedRoots: [ObjectPath] = []
+    private var report: PreservationReport
+
+    init(session: any PluginSession, configuration: EngineConfiguration) {
+        self.session = session
+        self.configuration = configuration
+        self.appID = session.appID
+        self.report = PreservationReport(appID: session.appID, outcome: .failed("not run"))
+    }
+
+    /// Runs the walk; the archive is nil unless the outcome is to save it.
+    func run(timestamp: Int64) -> (archive: Archive?, report: PreservationReport) {
+        session.begin(.preserving)
+        defer { session.endWalk() }
+
+        let reserved: [String: StateValue] = [
+            "restored.appID": .string(appID.rawValue),
+            "restored.appVersion": .string(session.appVersion),
+            "restored.systemVersion": .string(configuration.systemVersion),
+            "restored.timestamp": .date(Double(timestamp) / 1e9),
+        ]
+        let appCoder = EncodingCoder(budget: configuration.objectByteBudget, reserved: reserved) { [unowned self] handle in
+            self.referencePath(for: handle, owner: ObjectPath())
+        }
+
+        // R6: the delegate decides first.
+        do {
+            guard try session.shouldSaveApplicationState(appCoder) else {
+                report.outcome = .declined
+                return (nil, report)
+            }
+        } catch {
+            return fail(error.description)
+        }
+
+        // R1-R4: discover the tree.
+        let roots: [ReportedObject]
+        do {
+            roots = try session.listObjects(under: nil)
+        } catch {
+            return fail(error.description)
+        }
+        for root in roots {
+            visit(root, parent: ObjectPath(), position: nil, kind: .child, context: nil)
+        }
+
+        // R6, R14: app-wide state, then the objects.
+        do {
+            try session.willEncodeRestorableState(appCoder)
+        } catch {
+            issue(nil, rule: "R6", "app-wide state not saved: \(error)")
+        }
+        var appState = appCoder.bytes
+        if appCoder.exceededBudget {
+            issue(nil, rule: "R13", "app-wide state exceeds \(configuration.objectByteBudget) bytes and is not saved")
+            appState = []
+        }
+
+        var total = appState.count
+        var index = 0
+        while index < records.count {
+            encode(at: index, total: &total)
+            index += 1
+        }
+
+        // R12: redact, then snapshot.
+        var snapshot: Snapshot?
+        do {
+            try session.willTakeSnapshot()
+            snapshot = try session.takeSnapshot()
+        } catch {
+            issue(nil, rule: "R12", "no snapshot: \(error)")
+        }
+
+        let kept = records.filter { !$0.isDropped }
+        let archive = Archive(
+            appID: appID,
+            appVersion: session.appVersion,
+            systemVersion: configuration.systemVersion,
+            timestamp: timestamp,
+            plugin: session.pluginName,
+            ignoresSnapshot: session.ignoreSnapshotRequested,
+            appState: appState,
+            objects: kept.map { record in
+                ArchivedObject(
+                    path: record.path, className: record.object.className,
+                    restorationClass: record.object.restorationClass, kind: record.kind, state: record.state
+                )
+            },
+            snapshot: snapshot
+        )
+        report.savedPaths = kept.map(\.path)
+        report.droppedPaths += records.filter(\.isDropped).map(\.path)
+        report.hasSnapshot = snapshot != nil
+        return (archive, report)
+    }
+
+    // MARK: Discovery
+
+    /// Records `object` under `parent` and walks its subtree.
+    @discardableResult
+    private func visit(_ object: ReportedObject, parent: ObjectPath, position: Int64?, kind: ArchivedObject.Kind, context: ObjectPath?) -> ObjectPath? {
+        // R1, R2: no identifier, no preservation, for the whole subtree.
+        guard !object.identifier.isEmpty else {
+            report.skippedWithoutIdentifier += 1
+            return nil
+        }
+        let path = parent.appending(object.identifier, position: position)
+        guard !object.identifier.contains("/") else {
+            issue(path, rule: "R3", "identifier \"\(object.identifier)\" contains \"/\"; the object and its subtree are not saved")
+            return nil
+        }
+        guard !usedPaths.contains(path) else {
+            issue(path, rule: "R3", "another object already has this path; give siblings distinct identifiers or let their container disambiguate them. This one and its subtree are not saved")
+            report.droppedPaths.append(path)
+            return nil
+        }
+        guard pathsByHandle[object.handle] == nil else {
+            issue(path, rule: "R2", "the object already appears at \(pathsByHandle[object.handle]!); a tree has no cycles, so it is saved once")
+            return nil
+        }
+        usedPaths.insert(path)
+        pathsByHandle[object.handle] = path
+        records.append(Record(object: object, path: path, kind: kind))
+
+        // R4: a root, or an object that says so, is the context for presented objects below it.
+        let ownContext = (context == nil || object.definesPresentationContext) ? path : context!
+        let children: [ReportedObject]
+        do {
+            children = try session.listObjects(under: object.handle)
+        } catch {
+            issue(path, rule: "R2", "its children could not be listed: \(error)")
+            return path
+        }
+        var childPosition: Int64 = 0
+        for child in children where !child.isPresented {
+            let position = object.disambiguatesChildren ? childPosition : nil
+            childPosition += 1
+            visit(child, parent: path, position: position, kind: .child, context: ownContext)
+        }
+        for presented in children where presented.isPresented {
+            visit(presented, parent: ownContext, position: nil, kind: .presented, context: ownContext)
+        }
+        return path
+    }
+
+    /// The path stored for a reference to `handle` from the object at `owner`.
+    ///
+    /// An object outside the preserved tree is saved by hand (R14): it hangs
+    /// under `owner`, with its subtree.
+    private func referencePath(for handle: ObjectHandle, owner: ObjectPath) -> ObjectPath? {
+        if let path = pathsByHandle[handle] { return path }
+        guard let object = try? session.describe(handle), !object.identifier.isEmpty else {
+            issue(owner.depth == 0 ? nil : owner, rule: "R14", "a referenced object has no restoration identifier; the reference is refused")
+            return nil
+        }
+        return visit(object, parent: owner, position: nil, kind: .manual, context: owner.depth == 0 ? nil : owner)
+    }
+
+    // MARK: Encoding
+
+    private func encode(at index: Int, total: inout Int) {
+        let path = records[index].path
+        if isUnderDroppedObject(path) {
+            records[index].isDropped = true
+            return
+        }
+        let coder = EncodingCoder(budget: configuration.objectByteBudget) { [unowned self] handle in
+            self.referencePath(for: handle, owner: path)
+        }
+        do {
+            try session.encode(records[index].object.handle, into: coder)
+        } catch {
+            if coder.exceededBudget {
+                drop(index, rule: "R13", "its state exceeds the object budget of \(configuration.objectByteBudget) bytes; it and its subtree are not saved")
+            } else {
+                drop(index, rule: "R5", "encoding failed (\(error)); it and its subtree are not saved")
+            }
+            return
+        }
+        if coder.exceededBudget {
+            drop(index, rule: "R13", "its state exceeds the object budget of \(configuration.objectByteBudget) bytes; it and its subtree are not saved")
+            return
+        }
+        let state = coder.bytes
+        guard total + state.count <= configuration.appByteBudget else {
+            drop(index, rule: "R13", "the app's budget of \(configuration.appByteBudget) bytes is used up; it and its subtree are not saved")
+            return
+        }
+        total += state.count
+        records[index].state = state
+    }
+
+    private func drop(_ index: Int, rule: String, _ message: String) {
+        records[index].isDropped = true
+        droppedRoots.append(records[index].path)
+        issue(records[index].path, rule: rule, message)
+    }
+
+    private func isUnderDroppedObject(_ path: ObjectPath) -> Bool {
+        droppedRoots.contains { dropped in
+            dropped.depth < path.depth && Array(path.components.prefix(dropped.depth)) == dropped.components
+        }
+    }
+
+    private func issue(_ path: ObjectPath?, rule: String?, _ message: String) {
+        report.issues.append(EngineIssue(appID: appID, path: path, rule: rule, message: message))
+    }
+
+    private func fail(_ message: String) -> (archive: Archive?, report: PreservationReport) {
+        issue(nil, rule: nil, message)
+        report.outcome = .failed(message)
+        return (nil, report)
+    }
+}

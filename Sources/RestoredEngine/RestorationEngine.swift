@@ -1,0 +1,152 @@
+import Foundation
+public import Logging
+public import RestoredArchive
+
+/// Preserves and restores apps through their plugins, with one archive per
+/// app in an ``ArchiveStore``.
+///
+/// The engine adds the store's side of the rules to the walks: an app that
+/// declines to save loses its stale archive (R6), a restoration needs a
+/// readable archive (R7, R16), and every restoration is counted in the
+/// archive before any plugin code runs and uncounted when it finishes, so a
+/// restore that crashed or hung is skipped the next time unless forced (R15).
+public struct RestorationEngine: Sendable {
+    /// Where archives live.
+    public var store: ArchiveStore
+    /// Budgets and facts.
+    public var configuration: EngineConfiguration
+    /// Where the engine logs.
+    public var logger: Logger
+
+    /// Creates an engine.
+    public init(store: ArchiveStore, configuration: EngineConfiguration = EngineConfiguration(), logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Runs the preservation walk and returns the archive it would write,
+    /// without touching the store (nil when the app declined or failed).
+    /// Autosave compares it with the stored one to write only what changed.
+    public func makeArchive(of session: any PluginSession) -> (archive: Archive?, report: PreservationReport) {
+        let timestamp = Int64((Date().timeIntervalSince1970 * 1e9).rounded())
+        return PreservationWalk(session: session, configuration: configuration).run(timestamp: timestamp)
+    }
+
+    /// Runs the restoration walk over an archive already in memory, without
+    /// the store's checks and crash-loop bookkeeping (R15): for tools and
+    /// benchmarks. Use ``restore(_:mode:)`` to restore an app.
+    public func restore(_ session: any PluginSession, from archive: Archive) -> RestorationReport {
+        RestorationWalk(session: session, archive: archive).run()
+    }
+
+    /// Preserves one app: walks its objects and writes its archive.
+    public func preserve(_ session: any PluginSession) -> PreservationReport {
+        var (archive, report) = makeArchive(of: session)
+        switch report.outcome {
+        case .declined:
+            // R6: the previous archive is stale.
+            do {
+                _ = try store.discard(session.appID)
+            } catch {
+                report.issues.append(EngineIssue(appID: session.appID, path: nil, rule: "R6", message: "the stale archive could not be discarded: \(error)"))
+            }
+        case .saved, .failed:
+            break
+        }
+        if let archive {
+            do {
+                let written = try store.write(archive)
+                report.outcome = .saved(generation: written.generation)
+                report.archiveBytes = ArchiveCodec.encode(written).count
+            } catch {
+                report.outcome = .failed(error.description)
+                report.issues.append(EngineIssue(appID: session.appID, path: nil, message: error.description))
+            }
+        }
+        log(report)
+        return report
+    }
+
+    /// Restores one app from its archive.
+    public func restore(_ session: any PluginSession, mode: RestorationMode = .automatic) -> RestorationReport {
+        let appID = session.appID
+        let reading: ArchiveReading
+        do {
+            reading = try store.read(appID)
+        } catch {
+            if case .noArchive = error {
+                return log(RestorationReport(appID: appID, outcome: .noArchive))
+            }
+            return log(RestorationReport(appID: appID, outcome: .unusableArchive(error.description)))
+        }
+        var archive = reading.archive
+        var earlyIssues = reading.problems.map {
+            EngineIssue(appID: appID, path: nil, rule: "R16", message: "the newest archive is unreadable (\($0)); the previous generation is used")
+        }
+
+        // R15: a restore that started and never finished blocks the automatic one.
+        if archive.restoreAttempts > 0 && mode == .automatic {
+            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: archive.restoreAttempts))
+            report.generation = archive.generation
+            report.issues = earlyIssues
+            return log(report)
+        }
+        archive.restoreAttempts += 1
+        do {
+            try store.rewrite(archive)
+        } catch {
+            earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore attempt could not be recorded: \(error)"))
+        }
+
+        var report = RestorationWalk(session: session, archive: archive).run()
+        report.generation = archive.generation
+        report.usedPreviousGeneration = reading.source == .previous
+        report.issues = earlyIssues + report.issues
+
+        // R15: it finished (whatever the plugin decided), so it is no crash loop.
+        archive.restoreAttempts = 0
+        do {
+            try store.rewrite(archive)
+        } catch {
+            report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the finished restore could not be recorded: \(error)"))
+        }
+        return log(report)
+    }
+
+    @discardableResult
+    private func log(_ report: PreservationReport) -> PreservationReport {
+        let metadata: Logger.Metadata = ["app": "\(report.appID)"]
+        for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
+        switch report.outcome {
+        case .saved(let generation):
+            logger.info("saved \(report.appID): \(report.savedPaths.count) objects, generation \(generation), \(report.archiveBytes) bytes", metadata: metadata)
+        case .declined:
+            logger.info("\(report.appID) declined to save; its previous archive is discarded", metadata: metadata)
+        case .failed(let reason):
+            logger.error("saving \(report.appID) failed: \(reason)", metadata: metadata)
+        }
+        return report
+    }
+
+    @discardableResult
+    private func log(_ report: RestorationReport) -> RestorationReport {
+        let metadata: Logger.Metadata = ["app": "\(report.appID)"]
+        for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
+        switch report.outcome {
+        case .restored:
+            logger.info("restored \(report.appID): \(report.restoredPaths.count) objects, \(report.notRestoredPaths.count) not restored", metadata: metadata)
+        case .noArchive:
+            logger.debug("\(report.appID) has no archive", metadata: metadata)
+        case .unusableArchive(let reason):
+            logger.error("\(reason)", metadata: metadata)
+        case .skippedAfterFailedAttempt(let attempts):
+            logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; run restored-ctl restore --force \(report.appID) to try again", metadata: metadata)
+        case .declined:
+            logger.info("\(report.appID) declined to restore", metadata: metadata)
+        case .failed(let reason):
+            logger.error("restoring \(report.appID) failed: \(reason)", metadata: metadata)
+        }
+        return report
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import RestorationKit
+
+/// A plugin for the engine's tests (`org.restored.test.Scenario`).
+///
+/// Its tree exercises every rule; options switch behaviours on. Every
+/// callback is appended to the file named by the option `log`, and
+/// restoration writes what each object received to the file named by
+/// `result` (JSON), so the tests check the engine from outside the plugin.
+///
+/// ```
+/// Root (context)
+/// ├─ (no identifier) ─ Orphan      saved by hand from the app coder (R14)
+/// ├─ Stack (disambiguates) ─ Page, Page   (R3 positions)
+/// ├─ Twins ─ Twin, Twin            duplicate paths (R3)
+/// ├─ Panel ─ presents Modal         hangs under Root (R4)
+/// ├─ Big ─ BigChild                 over the object budget (R13)
+/// ├─ Declined ─ DeclinedChild       restoration class says nil (R8.1)
+/// ├─ Created                        restoration class recreates it (R8.1)
+/// ├─ ByDelegate                     the delegate provides it (R8.2)
+/// ├─ Morph                          its class changes with option morph (R10)
+/// └─ Missing                        found nowhere at restoration (R8.4)
+/// ```
+final class ScenarioPlugin: RestorationPlugin {
+    static let appID = "org.restored.test.Scenario"
+    static let appVersion = "7.3"
+    static var restorationClasses: [any RestorationClass.Type] { [CreateClass.self, DeclineClass.self] }
+
+    let options: [String: String]
+    let context: PluginContext
+    var created: [ScenarioNode] = []
+    var crashesInDecode: Bool { options["crash-in-decode"] == "true" }
+    private var nodes: [String: ScenarioNode] = [:]
+    private let root: ScenarioNode
+    private let orphan: ScenarioNode
+    private var redacted = false
+
+    init(context: PluginContext) throws {
+        self.context = context
+        options = context.options
+        root = ScenarioNode("Root", plugin: nil)
+        orphan = ScenarioNode("Orphan", plugin: nil)
+        build()
+    }
+
+    private func node(_ identifier: String?, _ key: String? = nil) -> ScenarioNode {
+        let node = ScenarioNode(identifier, plugin: self)
+        nodes[key ?? identifier ?? "anonymous"] = node
+        return node
+    }
+
+    private func build() {
+        root.plugin = self
+        root.isContext = true
+        nodes["Root"] = root
+        orphan.plugin = self
+        nodes["Orphan"] = orphan
+
+        let hidden = node(nil, "Hidden")
+        hidden.children = [orphan]
+        let stack = node("Stack")
+        stack.disambiguates = true
+        stack.children = [node("Page", "Page0"), node("Page", "Page1")]
+        nodes["Page0"]!.value = "page-0"
+        nodes["Page1"]!.value = "page-1"
+        let twins = node("Twins")
+        twins.children = [node("Twin", "Twin0"), node("Twin", "Twin1")]
+        let panel = node("Panel")
+        panel.writesReservedKey = options["reserved-key"] == "true"
+        panel.presented = [node("Modal")]
+        let big = node("Big")
+        big.payloadSize = Int(options["big"] ?? "4096") ?? 4096
+        big.children = [node("BigChild")]
+        let declined = node("Declined")
+        declined.restorationClass = DeclineClass.self
+        declined.children = [node("DeclinedChild")]
+        let created = node("Created")
+        created.restorationClass = CreateClass.self
+        let byDelegate = node("ByDelegate")
+        let morph = node("Morph")
+        if options["morph"] == "true" { morph.className = "MorphedNode" }
+        let missing = node("Missing")
+        root.children = [hidden, stack, twins, panel, big, declined, created, byDelegate, morph, missing]
+
+        // R8 step 3: what exists at launch. Missing, Created and ByDelegate are not registered.
+        for key in ["Root", "Stack", "Twins", "Panel", "Modal", "Big", "BigChild", "Morph"] {
+            context.registerObject(nodes[key]!, at: path(of: key))
+        }
+        context.registerObject(nodes["Page0"]!, at: RestorationPath([.init("Root"), .init("Stack"), .init("Page", position: 0)]))
+        context.registerObject(nodes["Page1"]!, at: RestorationPath([.init("Root"), .init("Stack"), .init("Page", position: 1)]))
+    }
+
+    private func path(of key: String) -> RestorationPath {
+        switch key {
+        case "Root": RestorationPath("Root")
+        case "Modal": RestorationPath("Root", "Modal")
+        case "BigChild": RestorationPath("Root", "Big", "BigChild")
+        default: RestorationPath("Root", key)
+        }
+    }
+
+    var rootObjects: [any RestorableObject] { [root] }
+
+    // MARK: Recording
+
+    func record(_ event: String) {
+        guard let file = options["log"] else { return }
+        let line = Data((event + "\n").utf8)
+        if let handle = FileHandle(forWritingAtPath: file) {
+            handle.seekToEndOfFile()
+            handle.write(line)
+            try? handle.close()
+        } else {
+            _ = FileManager.default.createFile(atPath: file, contents: line)
+        }
+    }
+
+    // MARK: Delegate
+
+    func shouldSaveApplicationState(coder: StateCoder) -> Bool {
+        let version = (try? coder.decode(String.self, forKey: StateCoder.appVersionKey)) ?? "nil"
+        record("shouldSave appVersion=\(version)")
+        return options["should-save"] != "false"
+    }
+
+    func willEncodeRestorableState(with coder: StateCoder) throws {
+        record("willEncode")
+        try coder.encode("app-state", forKey: "app")
+        // R14: the orphan's parent has no identifier, so it is saved by hand.
+        try coder.encode(orphan, forKey: "orphan")
+        if options["ignore-snapshot"] == "true" { try context.ignoreSnapshotOnNextLaunch() }
+    }
+
+    func willTakeSnapshot() {
+        record("willTakeSnapshot")
+        redacted = options["secret"] == "true"
+    }
+
+    func snapshot() -> RestorationSnapshot? {
+        record("snapshot")
+        return RestorationSnapshot(text: redacted ? "redacted" : "balance: 1234")
+    }
+
+    func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
+        let version = (try? coder.decode(String.self, forKey: StateCoder.appVersionKey)) ?? "nil"
+        let stamp = (try? coder.decode(Date.self, forKey: StateCoder.timestampKey)).map { _ in "yes" } ?? "no"
+        let app = (try? coder.decode(String.self, forKey: "app")) ?? "nil"
+        record("shouldRestore appVersion=\(version) timestamp=\(stamp) app=\(app)")
+        return options["should-restore"] != "false"
+    }
+
+    func present(_ snapshot: RestorationSnapshot) {
+        record("present \(String(decoding: snapshot.data, as: UTF8.self))")
+    }
+
+    func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        record("delegate \(path)")
+        guard path.last == "ByDelegate" || path.last == "Orphan" else { return nil }
+        let node = ScenarioNode(nil, value: "fresh", plugin: self)
+        created.append(node)
+        return node
+    }
+
+    func didDecodeRestorableState(with coder: StateCoder) throws {
+        let orphan = try coder.decodeObject(forKey: "orphan") as? ScenarioNode
+        record("didDecode app=\(try coder.decode(String.self, forKey: "app") ?? "nil") orphan=\(orphan?.decodedValue ?? "nil")")
+    }
+
+    func restorationDidFinish() {
+        record("didFinish")
+        guard let file = options["result"] else { return }
+        var result: [String: [String: String]] = [:]
+        for node in Array(nodes.values) + created {
+            guard node.decodedValue != nil || node.finished else { continue }
+            let key = node.restorationIdentifier ?? "-"
+            result[key + (result[key] == nil ? "" : "#\(result.count)")] = [
+                "value": node.decodedValue ?? "",
+                "finished": node.finished ? "true" : "false",
+                "restorationClass": node.restorationClass?.restorationClassName ?? "",
+            ]
+        }
+        if let data = try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]) {
+            try? data.write(to: URL(fileURLWithPath: file))
+        }
+    }
+}
+
+@_cdecl("restored_plugin_v1")
+public func restoredPluginV1() -> UnsafeRawPointer { PluginExport.descriptor(for: ScenarioPlugin.self) }

@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import RestoredArchive
+@testable import RestoredEngine
+import SystemPackage
+import Testing
+
+/// Loading plugins with dlopen: what loads, what is refused, and why.
+@Suite struct PluginLoaderTests {
+    /// A plugin directory holding copies of built plugins under chosen names.
+    private func directory(_ files: [(name: String, plugin: String)], mode: mode_t = 0o755) throws -> (TemporaryDirectory, FilePath) {
+        let root = try TemporaryDirectory()
+        let plugins = try root.subdirectory("plugins")
+        for file in files {
+            try FileManager.default.copyItem(atPath: BuildProducts.plugin(file.plugin).string, toPath: plugins.appending(file.name).string)
+        }
+        chmod(plugins.string, mode)
+        return (root, plugins)
+    }
+
+    @Test("Two Swift plugins and a C plugin work side by side, sharing one copy of the SDK")
+    func sideBySide() throws {
+        let plugins = try PluginFixture(["ExampleNotesPlugin", "TestScenarioPlugin", "ExampleCounterPlugin"])
+        #expect(plugins.catalog.refusals.isEmpty)
+        #expect(Set(plugins.catalog.plugins.map(\.appID.rawValue)) == ["org.example.Notes", "org.restored.test.Scenario", "org.example.Counter"])
+
+        // Each Swift plugin resolves the SDK's own symbol to the same address in
+        // the same image: libRestorationKit.so, loaded once.
+        var identities: Set<UInt> = []
+        for name in ["ExampleNotesPlugin", "TestScenarioPlugin"] {
+            let handle = try #require(dlopen(plugins.directory.path.appending("plugins/lib\(name).so").string, RTLD_NOW | RTLD_NOLOAD))
+            let symbol = try #require(dlsym(handle, "restoration_kit_identity"))
+            #expect(Self.image(containing: symbol)?.hasSuffix("/libRestorationKit.so") == true)
+            typealias Identity = @convention(c) () -> UnsafeRawPointer
+            identities.insert(UInt(bitPattern: unsafeBitCast(symbol, to: Identity.self)()))
+        }
+        #expect(identities.count == 1)
+
+        // And all three preserve and restore in this one process.
+        let fixture = try EngineFixture()
+        let notes = try fixture.directory.subdirectory("notes")
+        let options: [String: [String: String]] = [
+            "org.example.Notes": ["live-dir": notes.string],
+            "org.example.Counter": ["live-state": fixture.directory.path.appending("counter").string],
+        ]
+        for plugin in plugins.catalog.plugins {
+            let session = try plugin.makeSession(options: options[plugin.appID.rawValue] ?? [:], logger: fixture.log.logger())
+            #expect(fixture.engine.preserve(session).outcome == .saved(generation: 1))
+            let restored = fixture.engine.restore(try plugin.makeSession(options: options[plugin.appID.rawValue] ?? [:], logger: fixture.log.logger()))
+            #expect(restored.outcome == .restored)
+        }
+    }
+
+    /// The file mapped at `address`, from /proc/self/maps.
+    static func image(containing address: UnsafeMutableRawPointer) -> String? {
+        let target = UInt(bitPattern: address)
+        // procfs files report a size of 0: read them to the end.
+        let data = FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data()
+        let maps = String(decoding: data, as: UTF8.self)
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6 else { continue }
+            let range = fields[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+            if range.count == 2, range[0] <= target, target < range[1] { return String(fields[5]) }
+        }
+        return nil
+    }
+
+    @Test("Refusals: missing symbol, wrong ABI, invalid app id, duplicate app id; each with one log line naming the file")
+    func refusals() throws {
+        let (root, plugins) = try directory([
+            ("a-counter.so", "ExampleCounterPlugin"),
+            ("b-counter-again.so", "ExampleCounterPlugin"),
+            ("c-invalid-id.so", "TestPluginInvalidAppID"),
+            ("d-no-symbol.so", "TestPluginNoSymbol"),
+            ("e-wrong-abi.so", "TestPluginWrongABI"),
+        ])
+        defer { withExtendedLifetime(root) {} }
+        let log = LogCapture()
+        let catalog = PluginLoader(directories: [plugins]).load(logger: log.logger())
+
+        #expect(catalog.plugins.map(\.file.lastComponent?.string) == ["a-counter.so"])
+        let reasons = Dictionary(uniqueKeysWithValues: catalog.refusals.map { ($0.file.lastComponent!.string, $0) })
+        #expect(reasons["b-counter-again.so"]?.reason == .duplicateAppID("org.example.Counter", loadedFrom: plugins.appending("a-counter.so")))
+        #expect(reasons["c-invalid-id.so"]?.code == "invalid-app-id")
+        #expect(reasons["d-no-symbol.so"]?.reason == .missingSymbol)
+        #expect(reasons["e-wrong-abi.so"]?.reason == .wrongABIVersion(found: 99, expected: 1))
+
+        let errors = log.messages.filter { $0.hasPrefix("error:") }
+        #expect(errors.count == 4)
+        for (name, refusal) in reasons {
+            let lines = errors.filter { $0.contains(plugins.appending(name).string) }
+            #expect(lines.count == 1, "one line for \(name)")
+            #expect(lines.first?.contains(refusal.description) == true)
+        }
+        #expect(reasons["e-wrong-abi.so"]?.description.contains("speaks plugin ABI 99") == true)
+        #expect(reasons["c-invalid-id.so"]?.description.contains("../../etc") == true)
+    }
+
+    @Test("A plugin file or directory writable by other users is refused, before it is loaded")
+    func insecurePermissions() throws {
+        let (root, plugins) = try directory([("counter.so", "ExampleCounterPlugin")])
+        defer { withExtendedLifetime(root) {} }
+        let file = plugins.appending("counter.so")
+
+        chmod(file.string, 0o666)
+        var catalog = PluginLoader(directories: [plugins]).load(logger: LogCapture().logger())
+        #expect(catalog.plugins.isEmpty)
+        #expect(catalog.refusals.first?.reason == .insecurePermissions(file, mode: UInt32(S_IFREG | 0o666), owner: geteuid()))
+        #expect(catalog.refusals.first?.description.contains("chmod go-w") == true)
+
+        chmod(file.string, 0o755)
+        chmod(plugins.string, 0o777)
+        catalog = PluginLoader(directories: [plugins]).load(logger: LogCapture().logger())
+        #expect(catalog.plugins.isEmpty)
+        #expect(catalog.refusals.first?.code == "insecure-permissions")
+
+        chmod(plugins.string, 0o755)
+        catalog = PluginLoader(directories: [plugins]).load(logger: LogCapture().logger())
+        #expect(catalog.plugins.count == 1)
+    }
+
+    @Test("The search path: RESTORED_PLUGIN_PATH first, then the user's and the system's directories")
+    func searchPath() {
+        let path = PluginLoader.searchPath(environment: [
+            "RESTORED_PLUGIN_PATH": "/opt/a:/opt/b", "XDG_DATA_HOME": "/home/u/.data", "HOME": "/home/u",
+        ])
+        #expect(path.map(\.string) == ["/opt/a", "/opt/b", "/home/u/.data/restored/plugins", "/usr/local/lib/restored/plugins", "/usr/lib/restored/plugins"])
+        #expect(PluginLoader.searchPath(environment: ["HOME": "/home/u"]).first?.string == "/home/u/.local/share/restored/plugins")
+    }
+
+    @Test("A missing plugin directory is skipped quietly")
+    func missingDirectory() {
+        let catalog = PluginLoader(directories: ["/nonexistent/restored/plugins"]).load(logger: LogCapture().logger())
+        #expect(catalog.plugins.isEmpty && catalog.refusals.isEmpty)
+    }
+}

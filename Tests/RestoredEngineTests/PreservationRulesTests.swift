@@ -1,0 +1,141 @@
+import Foundation
+import RestoredArchive
+import RestoredEngine
+import RestoredState
+import Testing
+
+/// The preservation rules of RESTORATION.md, driven through the scenario plugin.
+@Suite struct PreservationRulesTests {
+    @Test("R1, R2: objects without identifier are skipped with their whole subtree")
+    func optInAndAncestors() throws {
+        let harness = try ScenarioHarness()
+        let (report, _) = try harness.preserve()
+        #expect(report.outcome == .saved(generation: 1))
+        let paths = Set(try harness.archive().objects.map(\.path.description))
+        // R2: Orphan has an identifier but its parent has none: not under Root.
+        #expect(!paths.contains { $0.hasPrefix("Root/Orphan") })
+        #expect(report.skippedWithoutIdentifier >= 1)
+        #expect(paths.contains("Root"))
+        #expect(paths.contains("Root/Stack"))
+    }
+
+    @Test("R3: a disambiguating container gives children positions; duplicate siblings are an error")
+    func uniquePaths() throws {
+        let harness = try ScenarioHarness()
+        let (report, _) = try harness.preserve()
+        let archive = try harness.archive()
+        let paths = archive.objects.map(\.path.description)
+        #expect(paths.contains("Root/Stack/Page[0]"))
+        #expect(paths.contains("Root/Stack/Page[1]"))
+        #expect(try ScenarioHarness.state(of: "Root/Stack/Page[1]", in: archive)["value"] == .string("page-1"))
+        // Twins does not disambiguate: the second Twin is refused with an error naming the path.
+        #expect(paths.filter { $0 == "Root/Twins/Twin" }.count == 1)
+        let duplicate = try #require(report.issues.first { $0.rule == "R3" })
+        #expect(duplicate.path?.description == "Root/Twins/Twin")
+        #expect(duplicate.description.contains("org.restored.test.Scenario: Root/Twins/Twin"))
+        #expect(Set(paths).count == paths.count)
+    }
+
+    @Test("R4: a presented object hangs under the presentation context, not under the presenter")
+    func presentedObjects() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let archive = try harness.archive()
+        let modal = try #require(archive.objects.first { $0.path.description == "Root/Modal" })
+        #expect(modal.kind == .presented)
+        #expect(!archive.objects.contains { $0.path.description == "Root/Panel/Modal" })
+    }
+
+    @Test("R5: one container per object; reserved keys are refused with a clear error")
+    func oneCoderPerObject() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let archive = try harness.archive()
+        // Every object wrote the key "k"; each kept its own value.
+        #expect(try ScenarioHarness.state(of: "Root/Stack", in: archive)["k"] == .string("Stack-state-k"))
+        #expect(try ScenarioHarness.state(of: "Root/Panel", in: archive)["k"] == .string("Panel-state-k"))
+        // The system's keys are metadata, not in the plugin's container.
+        #expect(try ScenarioHarness.state(of: "Root/Panel", in: archive)["restored.className"] == nil)
+        #expect(archive.objects.first { $0.path.description == "Root/Panel" }?.className == "ScenarioNode")
+
+        let forged = try ScenarioHarness()
+        let (report, _) = try forged.preserve(["reserved-key": "true"])
+        let issue = try #require(report.issues.first { $0.path?.description == "Root/Panel" })
+        #expect(issue.message.contains("reserved prefix \"restored.\""))
+        // The rest of the app is still saved.
+        #expect(report.savedPaths.contains { $0.description == "Root/Stack" })
+        #expect(!report.savedPaths.contains { $0.description == "Root/Panel" })
+    }
+
+    @Test("R6: shouldSave first, then willEncode, then the objects; declining discards the stale archive")
+    func delegateOrder() throws {
+        let harness = try ScenarioHarness()
+        let (report, events) = try harness.preserve()
+        #expect(report.outcome == .saved(generation: 1))
+        #expect(events.first == "shouldSave appVersion=7.3")
+        let willEncode = try #require(events.firstIndex(of: "willEncode"))
+        let firstEncode = try #require(events.firstIndex(prefixed: "encode "))
+        #expect(willEncode < firstEncode)
+        #expect(try ScenarioHarness.state(of: "Root", in: harness.archive())["value"] == .string("Root-state"))
+
+        let (declined, declinedEvents) = try harness.preserve(["should-save": "false"])
+        #expect(declined.outcome == .declined)
+        #expect(!declinedEvents.contains("willEncode"))
+        #expect(throws: ArchiveStoreError.noArchive(ScenarioHarness.appID)) { try harness.store.read(ScenarioHarness.appID) }
+    }
+
+    @Test("R12: redact callback before the snapshot; the ignore flag is stored in the archive")
+    func snapshots() throws {
+        let harness = try ScenarioHarness()
+        let (report, events) = try harness.preserve(["secret": "true"])
+        #expect(report.hasSnapshot)
+        let redact = try #require(events.firstIndex(of: "willTakeSnapshot"))
+        let snapshot = try #require(events.firstIndex(of: "snapshot"))
+        #expect(redact < snapshot)
+        var archive = try harness.archive()
+        #expect(archive.snapshot == Snapshot(mediaType: "text/plain; charset=utf-8", data: Array("redacted".utf8)))
+        #expect(!archive.ignoresSnapshot)
+
+        _ = try harness.preserve(["ignore-snapshot": "true"])
+        archive = try harness.archive()
+        #expect(archive.ignoresSnapshot)
+    }
+
+    @Test("R13: an object over its budget is dropped with its subtree; the rest of the app is saved")
+    func byteBudgets() throws {
+        let harness = try ScenarioHarness(configuration: EngineConfiguration(objectByteBudget: 2048))
+        let (report, _) = try harness.preserve(["big": "4096"])
+        let issue = try #require(report.issues.first { $0.rule == "R13" })
+        #expect(issue.path?.description == "Root/Big")
+        #expect(issue.description.contains("Root/Big"))
+        let paths = Set(report.savedPaths.map(\.description))
+        #expect(!paths.contains("Root/Big"))
+        #expect(!paths.contains("Root/Big/BigChild"))
+        #expect(paths.contains("Root/Created"))
+        #expect(report.outcome == .saved(generation: 1))
+
+        // The app budget: once used up, objects that do not fit are dropped.
+        let tight = try ScenarioHarness(configuration: EngineConfiguration(objectByteBudget: 8192, appByteBudget: 300))
+        let (tightReport, _) = try tight.preserve(["big": "10"])
+        #expect(tightReport.issues.contains { $0.rule == "R13" && $0.message.contains("app's budget") })
+        #expect(tightReport.savedPaths.contains { $0.description == "Root" })
+    }
+
+    @Test("R14: an excluded object saved by hand through the app coder is preserved")
+    func manualSaves() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let archive = try harness.archive()
+        let orphan = try #require(archive.objects.first { $0.path.description == "Orphan" })
+        #expect(orphan.kind == .manual)
+        let appState = try StateContainerReader.decodeEntries(archive.appState)
+        #expect(appState.contains(StateEntry(key: "orphan", value: .reference(ObjectPath(identifiers: "Orphan")))))
+        // A container's references to its children are stored as paths.
+        let root = try ScenarioHarness.state(of: "Root", in: archive)
+        guard case .array(let children)? = root["children"] else {
+            Issue.record("Root has no children references")
+            return
+        }
+        #expect(children.contains(.reference(ObjectPath(identifiers: "Root", "Stack"))))
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import RestoredArchive
+import RestoredEngine
+import RestoredState
+import SystemPackage
+import Testing
+
+/// The restoration rules of RESTORATION.md, driven through the scenario plugin.
+@Suite struct RestorationRulesTests {
+    @Test("R7: no archive, no restoration; shouldRestore sees the reserved keys and can decline")
+    func optIn() throws {
+        let harness = try ScenarioHarness()
+        let (none, noneEvents, _) = try harness.restore()
+        #expect(none.outcome == .noArchive)
+        #expect(noneEvents.isEmpty)
+
+        _ = try harness.preserve()
+        let (declined, events, _) = try harness.restore(["should-restore": "false"])
+        #expect(declined.outcome == .declined)
+        #expect(events == ["shouldRestore appVersion=7.3 timestamp=yes app=app-state"])
+        // Declining is a finished restoration: no crash-loop count is left behind (R15).
+        #expect(try harness.archive().restoreAttempts == 0)
+    }
+
+    @Test("R7: an archive of an unknown format version is not restored")
+    func unknownFormatVersion() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let file = harness.store.file(for: ScenarioHarness.appID, generation: .current)
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: file.string)))
+        bytes[8] = 99  // the format version, right after the 8-byte magic
+        try Data(bytes).write(to: URL(fileURLWithPath: file.string))
+        let (report, events, _) = try harness.restore()
+        guard case .unusableArchive(let reason) = report.outcome else {
+            Issue.record("expected an unusable archive, got \(report.outcome)")
+            return
+        }
+        #expect(reason.contains("org.restored.test.Scenario"))
+        #expect(events.isEmpty)
+    }
+
+    @Test("R8: restoration class, then delegate, then registered objects; nil from a class stops the subtree")
+    func lookupOrder() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (report, events, result) = try harness.restore()
+        #expect(report.outcome == .restored)
+        let restored = Set(report.restoredPaths.map(\.description))
+        let notRestored = Set(report.notRestoredPaths.map(\.description))
+
+        // Step 1: the class declined: neither the object nor its child is restored,
+        // and nobody else is asked for the child.
+        #expect(events.contains("class DeclineClass Root/Declined"))
+        #expect(notRestored.isSuperset(of: ["Root/Declined", "Root/Declined/DeclinedChild"]))
+        #expect(!events.contains { $0.contains("DeclinedChild") })
+        // Step 1: the class recreated the object, which got its identifier and class back.
+        #expect(restored.contains("Root/Created"))
+        #expect(result["Created"]?["restorationClass"] == "CreateClass")
+        #expect(result["Created"]?["value"] == "Created-state")
+        // Step 2: no restoration class: the delegate is asked first.
+        #expect(events.contains("delegate Root/ByDelegate"))
+        #expect(result["ByDelegate"]?["value"] == "ByDelegate-state")
+        // Step 3: the delegate said nil, the registered object is used.
+        #expect(events.contains("delegate Root/Stack"))
+        #expect(restored.isSuperset(of: ["Root", "Root/Stack", "Root/Stack/Page[0]", "Root/Stack/Page[1]", "Root/Modal"]))
+        // Step 4: found nowhere: not restored.
+        #expect(notRestored.contains("Root/Missing"))
+        #expect(result["Missing"] == nil)
+    }
+
+    @Test("R9: locate all, then decode all, then finishedRestoringState, then the delegate")
+    func twoPhases() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (report, events, result) = try harness.restore()
+        #expect(report.outcome == .restored)
+        let lastLocate = try #require(events.lastIndex { $0.hasPrefix("class ") || $0.hasPrefix("delegate ") })
+        let firstDecode = try #require(events.firstIndex(prefixed: "decode "))
+        let lastDecode = try #require(events.lastIndex(prefixed: "decoded "))
+        let firstFinished = try #require(events.firstIndex(prefixed: "finished "))
+        let lastFinished = try #require(events.lastIndex(prefixed: "finished "))
+        let didDecode = try #require(events.firstIndex(prefixed: "didDecode"))
+        #expect(lastLocate < firstDecode)
+        #expect(lastDecode < firstFinished)
+        #expect(lastFinished < didDecode)
+        #expect(events.last == "didFinish")
+        // Decoding sees every located object: the root relinks its children,
+        // including the one its restoration class created in phase 1.
+        let relinked = try #require(events.first { $0.hasPrefix("relinked Root ") })
+        #expect(relinked.contains("Created"))
+        #expect(relinked.contains("Stack"))
+        #expect(result.values.allSatisfy { $0["finished"] == "true" })
+    }
+
+    @Test("R10: an object whose class changed is used but not decoded")
+    func classCheck() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (report, events, _) = try harness.restore(["morph": "true"])
+        #expect(report.classMismatchPaths.map(\.description) == ["Root/Morph"])
+        #expect(!events.contains("decode Morph"))
+        #expect(events.contains("finished Morph"))
+        #expect(events.contains("decode Stack"))
+    }
+
+    @Test("R12: the snapshot is handed over, unless the archive says to ignore it")
+    func snapshotFlag() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (shown, shownEvents, _) = try harness.restore()
+        #expect(shown.snapshot == .presented)
+        #expect(shownEvents.contains("present balance: 1234"))
+        let presentAt = try #require(shownEvents.firstIndex(prefixed: "present "))
+        let firstDecode = try #require(shownEvents.firstIndex(prefixed: "decode "))
+        #expect(presentAt < firstDecode)
+
+        _ = try harness.preserve(["ignore-snapshot": "true"])
+        let (ignored, ignoredEvents, _) = try harness.restore()
+        #expect(ignored.snapshot == .ignored)
+        #expect(!ignoredEvents.contains { $0.hasPrefix("present ") })
+    }
+
+    @Test("R14: the manually saved object is restored and the delegate decodes its reference")
+    func manualSaveRestored() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (report, events, _) = try harness.restore()
+        #expect(report.restoredPaths.contains { $0.description == "Orphan" })
+        #expect(events.contains("didDecode app=app-state orphan=Orphan-state"))
+    }
+
+    @Test("R15: a restore that never finished blocks the next automatic one; force runs it; discard deletes")
+    func crashLoopGuard() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let pluginDirectory = harness.plugins.directory.path.appending("plugins")
+
+        // A real process restores and crashes inside the plugin.
+        let crashed = try DemoProcess.run([
+            "restore", "--state-dir", harness.store.directory.string, "--plugin-dir", pluginDirectory.string,
+            "--option", "org.restored.test.Scenario:crash-in-decode=true", "org.restored.test.Scenario",
+        ])
+        #expect(crashed.signal == SIGABRT)
+        #expect(try harness.archive().restoreAttempts == 1)
+
+        let (skipped, events, _) = try harness.restore()
+        #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1))
+        #expect(events.isEmpty)
+        #expect(try harness.archive().objects.isEmpty == false)
+
+        let (forced, _, _) = try harness.restore(mode: .forced)
+        #expect(forced.outcome == .restored)
+        #expect(try harness.archive().restoreAttempts == 0)
+        let (again, _, _) = try harness.restore()
+        #expect(again.outcome == .restored)
+
+        #expect(try harness.store.discard(ScenarioHarness.appID))
+        #expect(throws: ArchiveStoreError.noArchive(ScenarioHarness.appID)) { try harness.store.read(ScenarioHarness.appID) }
+    }
+
+    @Test("R16: hostile archive bytes with a valid checksum give errors, never a crash or a foreign type")
+    func hostileArchive() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        var archive = try harness.archive()
+        let stack = try #require(archive.objects.firstIndex { $0.path.description == "Root/Stack" })
+        archive.objects[stack].state = [0x01, 0x41, 0xEE]  // key "A", then an unknown value tag
+        let created = try #require(archive.objects.firstIndex { $0.path.description == "Root/Created" })
+        archive.objects[created].restorationClass = "Foundation.FileManager"  // a type name from the archive
+        try harness.store.rewrite(archive)
+
+        let (report, events, _) = try harness.restore()
+        #expect(report.outcome == .restored)
+        #expect(report.notRestoredPaths.contains { $0.description == "Root/Stack" })
+        #expect(report.issues.contains { $0.rule == "R16" && $0.path?.description == "Root/Stack" })
+        // The unknown class name instantiates nothing: the object is simply not restored.
+        #expect(report.notRestoredPaths.contains { $0.description == "Root/Created" })
+        #expect(!events.contains { $0.contains("CreateClass") }, "\(events)")
+        #expect(report.restoredPaths.contains { $0.description == "Root/Panel" })
+    }
+}
+
+/// Runs `restored-demo` as a separate process and waits for it.
+enum DemoProcess {
+    struct Outcome {
+        var status: Int32?
+        var signal: Int32?
+        var output: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuildProducts.demo.string)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let signalled = process.terminationReason == .uncaughtSignal
+        return Outcome(
+            status: signalled ? nil : process.terminationStatus,
+            signal: signalled ? process.terminationStatus : nil,
+            output: String(decoding: output, as: UTF8.self)
+        )
+    }
+}

@@ -1,0 +1,69 @@
+import RestoredState
+import Testing
+
+/// The keyed-container wire format.
+@Suite struct StateContainerTests {
+    static let entries: [StateEntry] = [
+        StateEntry(key: "flag", value: .bool(true)),
+        StateEntry(key: "off", value: .bool(false)),
+        StateEntry(key: "negative", value: .int64(-1234567890123)),
+        StateEntry(key: "min", value: .int64(.min)),
+        StateEntry(key: "max", value: .uint64(.max)),
+        StateEntry(key: "pi", value: .double(3.141592653589793)),
+        StateEntry(key: "text", value: .string("héllo ✓ wörld")),
+        StateEntry(key: "empty", value: .string("")),
+        StateEntry(key: "bytes", value: .bytes([0, 1, 2, 255])),
+        StateEntry(key: "when", value: .date(1_700_000_000.25)),
+        StateEntry(key: "list", value: .array([.int64(1), .string("two"), .array([.bool(false)])])),
+        StateEntry(key: "map", value: .dictionary([StateEntry(key: "a", value: .int64(1)), StateEntry(key: "b", value: .dictionary([]))])),
+        StateEntry(key: "ref", value: .reference(ObjectPath([.init(identifier: "Main"), .init(identifier: "Page", position: 3)]))),
+        StateEntry(key: "ünïcode key", value: .uint64(7)),
+    ]
+
+    @Test("R16: every kind of value round-trips")
+    func roundTrip() throws {
+        let bytes = StateContainerWriter.encode(Self.entries)
+        #expect(try StateContainerReader.decodeEntries(bytes) == Self.entries)
+    }
+
+    @Test("R5: a key written twice reads as its last value")
+    func lastValueWins() throws {
+        let bytes = StateContainerWriter.encode([StateEntry(key: "k", value: .int64(1)), StateEntry(key: "k", value: .int64(2))])
+        try bytes.withUnsafeBytes { buffer in
+            let reader = try StateContainerReader(buffer)
+            #expect(reader.value(forKey: "k")?.int64Value == 2)
+            #expect(reader.value(forKey: "missing") == nil)
+        }
+    }
+
+    @Test("R16: every truncation and every bit flip gives an error or a value, never a crash")
+    func hostileBytes() throws {
+        let bytes = StateContainerWriter.encode(Self.entries)
+        for length in 0..<bytes.count {
+            _ = try? StateContainerReader.decodeEntries(Array(bytes.prefix(length)))
+        }
+        var flipped = bytes
+        for index in flipped.indices {
+            for bit in 0..<8 {
+                flipped[index] ^= 1 << bit
+                _ = try? StateContainerReader.decodeEntries(flipped)
+                flipped[index] ^= 1 << bit
+            }
+        }
+        // Structural lies are errors.
+        #expect(throws: StateFormatError.self) { try StateContainerReader.decodeEntries([0x01, 0x41, 0xEE]) }
+        #expect(throws: StateFormatError.self) { try StateContainerReader.decodeEntries([0x05, 0x41]) }
+        #expect(throws: StateFormatError.self) { try StateContainerReader.decodeEntries([0x01, 0x41, 0x06, 0x02, 0xC3, 0x28]) }
+        #expect(throws: StateFormatError.self) {
+            try StateContainerReader.decodeEntries([0x01, 0x41, 0x09, 0xFF, 0xFF, 0xFF, 0x7F, 0x01])
+        }
+    }
+
+    @Test("R16: nesting deeper than the limit is refused, not a stack overflow")
+    func depthLimit() throws {
+        var value = StateValue.int64(1)
+        for _ in 0..<(StateValueView.maximumDepth + 5) { value = .array([value]) }
+        let bytes = StateContainerWriter.encode([StateEntry(key: "deep", value: value)])
+        #expect(throws: StateFormatError.self) { try StateContainerReader.decodeEntries(bytes) }
+    }
+}
