@@ -59,12 +59,6 @@ struct CodecBenchmark: ParsableCommand {
             try decodingTree.decode(coderArchive)
         }
         try decodingTree.verify()
-        if ProcessInfo.processInfo.environment["CODER_ONLY"] != nil {
-            let clock = ContinuousClock()
-            let e = try clock.measure { for _ in 0..<40 { coderArchive = try encodingTree.encode() } }
-            let d = try clock.measure { for _ in 0..<40 { try decodingTree.decode(coderArchive) } }
-            print(e / 40, d / 40); return
-        }
 
         // The whole preservation and restoration walks (tree discovery, R3 path
         // checks, R8 lookups, R9 phases) around the same coder.

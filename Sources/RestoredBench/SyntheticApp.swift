@@ -80,7 +80,9 @@ final class SyntheticTree {
         let archive = try ArchiveCodec.decode(bytes)
         guard archive.objects.count == handles.count else { throw BenchmarkFailure("the archive lost objects") }
         for (handle, object) in zip(handles, archive.objects) {
-            try session.decode(handle, from: DecodingCoder(state: object.state))
+            let coder = DecodingCoder(state: object.state)
+            try coder.validate()
+            try session.decode(handle, from: coder)
         }
     }
 

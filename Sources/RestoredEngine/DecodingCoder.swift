@@ -8,23 +8,21 @@ public import RestoredState
 /// freed with the coder, after the callback returns.
 public final class DecodingCoder: HostCoder {
     private let storage: UnsafeMutableRawBufferPointer
-    private let reader: StateContainerReader
+    private let bytes: UnsafeRawBufferPointer
+    /// The index of the entries, built on the first per-key call (C plugins);
+    /// the Swift SDK borrows the bytes and reads them itself.
+    private lazy var reader: StateContainerReader? = try? StateContainerReader(bytes)
     /// Turns a stored path into the object located for it, if any (R9).
     var resolveReference: (ObjectPath) -> ObjectHandle?
 
-    /// Indexes `state`; throws when it is malformed (R16).
-    public init(state: [UInt8], reserved: [String: StateValue] = [:], resolveReference: @escaping (ObjectPath) -> ObjectHandle? = { _ in nil }) throws(StateFormatError) {
+    /// Holds `state`. Malformed state (R16) shows when it is read: the
+    /// walks check it with ``validate()`` first.
+    public init(state: [UInt8], reserved: [String: StateValue] = [:], resolveReference: @escaping (ObjectPath) -> ObjectHandle? = { _ in nil }) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(state.count, 1), alignment: 8)
         state.withUnsafeBytes { source in
             if let base = source.baseAddress { storage.baseAddress!.copyMemory(from: base, byteCount: source.count) }
         }
-        let bytes = UnsafeRawBufferPointer(start: storage.baseAddress, count: state.count)
-        do {
-            reader = try StateContainerReader(bytes)
-        } catch {
-            storage.deallocate()
-            throw error
-        }
+        self.bytes = UnsafeRawBufferPointer(start: storage.baseAddress, count: state.count)
         self.storage = storage
         self.resolveReference = resolveReference
         super.init(reserved: reserved)
@@ -34,8 +32,14 @@ public final class DecodingCoder: HostCoder {
         storage.deallocate()
     }
 
+    /// Throws when the state is malformed (R16), without keeping an index.
+    public func validate() throws(StateFormatError) {
+        try StateContainerReader.validate(bytes)
+    }
+
     override func decodeValue(key: UnsafeRawBufferPointer, into value: UnsafeMutablePointer<restored_value>) -> restored_status {
         if Self.isReserved(key) { return decodeReserved(key: key, into: value) }
+        guard let reader else { return RESTORED_ERROR_INVALID_ARGUMENT }
         guard let view = reader.value(forKey: key) else { return RESTORED_ERROR_NOT_FOUND }
         do {
             value.pointee = try cValue(view, depth: 0)
@@ -45,8 +49,16 @@ public final class DecodingCoder: HostCoder {
         }
     }
 
+    override func borrowEntries() -> UnsafeRawBufferPointer? {
+        bytes
+    }
+
+    override func object(at path: ObjectPath) -> ObjectHandle? {
+        resolveReference(path)
+    }
+
     override func containsKey(_ key: UnsafeRawBufferPointer) -> Bool {
-        Self.isReserved(key) ? super.containsKey(key) : reader.value(forKey: key) != nil
+        Self.isReserved(key) ? super.containsKey(key) : reader?.value(forKey: key) != nil
     }
 
     private func cValue(_ view: StateValueView, depth: Int) throws(StateFormatError) -> restored_value {
@@ -98,6 +110,9 @@ public final class DecodingCoder: HostCoder {
             value.as.dictionary.keys = UnsafePointer(keys)
             value.as.dictionary.values = UnsafePointer(values)
             value.as.dictionary.count = entries.count
+        case .objectHandle:
+            // Never stored: a reader refuses it before it gets here.
+            throw StateFormatError("an object handle in stored state", at: view.payload.lowerBound)
         case .reference:
             let components = try view.referenceComponents()
             let cComponents = allocate(restored_path_component.self, count: components.count)

@@ -42,6 +42,25 @@ public final class EncodingCoder: HostCoder {
         return RESTORED_OK
     }
 
+    override func encodeEntries(_ bytes: UnsafeRawBufferPointer) -> restored_status {
+        if exceededBudget { return RESTORED_ERROR_BUDGET_EXCEEDED }
+        let resolve = resolveReference
+        do {
+            try writer.appendPluginEntries(bytes) { handle in resolve(ObjectHandle(rawValue: UInt(truncatingIfNeeded: handle))) }
+        } catch {
+            switch error {
+            case .reservedKey: return RESTORED_ERROR_RESERVED_KEY
+            case .unknownObject: return RESTORED_ERROR_UNKNOWN_OBJECT
+            case .malformed: return RESTORED_ERROR_INVALID_ARGUMENT
+            }
+        }
+        if writer.count > budget {
+            exceededBudget = true
+            return RESTORED_ERROR_BUDGET_EXCEEDED
+        }
+        return RESTORED_OK
+    }
+
     private static func append(
         key: UnsafeRawBufferPointer, value: restored_value, to writer: inout StateContainerWriter,
         resolve: (ObjectHandle) -> ObjectPath?

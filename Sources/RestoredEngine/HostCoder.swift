@@ -47,6 +47,34 @@ public class HostCoder {
         reserved[String(decoding: key, as: UTF8.self)] != nil
     }
 
+    func encodeEntries(_ bytes: UnsafeRawBufferPointer) -> restored_status {
+        RESTORED_ERROR_WRONG_PHASE
+    }
+
+    /// The container's entries in the wire format, or nil when it has none to lend.
+    func borrowEntries() -> UnsafeRawBufferPointer? {
+        nil
+    }
+
+    /// The object located for `path`, during restoration.
+    func object(at path: ObjectPath) -> ObjectHandle? {
+        nil
+    }
+
+    /// A path from the plugin, or nil when it is malformed (bad UTF-8, a
+    /// negative position other than -1 for "none").
+    static func objectPath(_ path: restored_path) -> ObjectPath? {
+        guard path.count == 0 || path.components != nil else { return nil }
+        var components: [ObjectPath.Component] = []
+        components.reserveCapacity(path.count)
+        for index in 0..<path.count {
+            let component = path.components![index]
+            guard let identifier = ObjectSink.text(component.identifier), component.position >= -1 else { return nil }
+            components.append(ObjectPath.Component(identifier: identifier, position: component.position == -1 ? nil : component.position))
+        }
+        return ObjectPath(components)
+    }
+
     // MARK: Helpers for subclasses
 
     static func isReserved(_ key: UnsafeRawBufferPointer) -> Bool {

@@ -38,6 +38,23 @@ enum HostFunctions {
             guard let coder, let key = EncodingCoder.buffer(key) else { return false }
             return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.containsKey(key) }
         }
+        table.encode_entries = { coder, bytes, length in
+            guard let coder, let bytes = EncodingCoder.buffer(bytes, length) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.encodeEntries(bytes) }
+        }
+        table.borrow_entries = { coder, bytes, length in
+            guard let coder, let bytes, let length else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { host in
+                guard let entries = host.borrowEntries() else { return RESTORED_ERROR_WRONG_PHASE }
+                bytes.pointee = entries.baseAddress
+                length.pointee = entries.count
+                return RESTORED_OK
+            }
+        }
+        table.object_at_path = { coder, path in
+            guard let coder, let path, let objectPath = HostCoder.objectPath(path.pointee) else { return nil }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.object(at: objectPath)?.pointer }
+        }
         table.sink_add = { sink, object, info in
             ObjectSink.from(sink)?.add(object, info) ?? RESTORED_ERROR_INVALID_ARGUMENT
         }

@@ -36,9 +36,9 @@ final class RestorationWalk {
         session.begin(.restoring)
         defer { session.endWalk() }
 
-        let appCoder: DecodingCoder
+        let appCoder = DecodingCoder(state: archive.appState, reserved: appReserved()) { [unowned self] path in self.located[path] }
         do {
-            appCoder = try DecodingCoder(state: archive.appState, reserved: appReserved()) { [unowned self] path in self.located[path] }
+            try appCoder.validate()
         } catch {
             report.outcome = .unusableArchive("the app-wide state is malformed: \(error)")
             return report
@@ -79,9 +79,9 @@ final class RestorationWalk {
                 report.notRestoredPaths.append(object.path)
                 continue
             }
-            let coder: DecodingCoder
+            let coder = DecodingCoder(state: object.state, reserved: objectReserved(object)) { [unowned self] path in self.located[path] }
             do {
-                coder = try DecodingCoder(state: object.state, reserved: objectReserved(object)) { [unowned self] path in self.located[path] }
+                try coder.validate()
             } catch {
                 issue(object.path, rule: "R16", "its saved state is malformed (\(error)); it is not restored")
                 report.notRestoredPaths.append(object.path)

@@ -58,7 +58,7 @@ public enum PluginExport {
             var settings: [String: String] = [:]
             if let options {
                 for index in 0..<optionCount {
-                    settings[ValueArena.swiftString(options[index].key)] = ValueArena.swiftString(options[index].value)
+                    settings[CValues.swiftString(options[index].key)] = CValues.swiftString(options[index].value)
                 }
             }
             let context = PluginContext(host: host, hostContext: hostContext, options: settings)
@@ -81,12 +81,14 @@ public enum PluginExport {
             PluginExport.run(instance) { box in
                 guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.wrongPhase("saving without a coder") }
                 result.pointee = box.plugin.shouldSaveApplicationState(coder: coder)
+                try coder.flush()
             }
         }
         table.will_encode_restorable_state = { instance, appCoder in
             PluginExport.run(instance) { box in
                 guard let coder = box.coder(box.context.host, appCoder) else { return }
                 try box.plugin.willEncodeRestorableState(with: coder)
+                try coder.flush()
             }
         }
         table.list_objects = { instance, parent, sink in
@@ -108,6 +110,7 @@ public enum PluginExport {
                     throw StateCoderError.unknownObject(key: "object")
                 }
                 try object.encodeRestorableState(with: coder)
+                try coder.flush()
             }
         }
         table.will_take_snapshot = { instance in
@@ -134,14 +137,14 @@ public enum PluginExport {
         table.present_snapshot = { instance, mediaType, data, length in
             PluginExport.run(instance) { box in
                 let bytes = data.map { Data(bytes: $0, count: length) } ?? Data()
-                box.plugin.present(RestorationSnapshot(mediaType: ValueArena.swiftString(mediaType), data: bytes))
+                box.plugin.present(RestorationSnapshot(mediaType: CValues.swiftString(mediaType), data: bytes))
             }
         }
         table.object_from_restoration_class = { instance, className, path, coder, result in
             PluginExport.run(instance) { box in
                 guard let result else { return }
                 result.pointee = nil
-                let name = ValueArena.swiftString(className)
+                let name = CValues.swiftString(className)
                 guard let restorationClass = box.restorationClasses[name] else {
                     box.context.log("no restoration class named \(name) is registered; \(PluginInstanceBox.path(path)) is not restored", level: .warning)
                     return
@@ -177,8 +180,8 @@ public enum PluginExport {
         table.restore_identity = { instance, object, identifier, restorationClass in
             PluginExport.run(instance) { box in
                 guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
-                object.restorationIdentifier = ValueArena.swiftString(identifier)
-                let className = ValueArena.swiftString(restorationClass)
+                object.restorationIdentifier = CValues.swiftString(identifier)
+                let className = CValues.swiftString(restorationClass)
                 if !className.isEmpty, let type = box.restorationClasses[className] {
                     object.restorationClass = type
                 }

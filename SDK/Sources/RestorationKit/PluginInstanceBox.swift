@@ -49,7 +49,7 @@ final class PluginInstanceBox {
         return RestorationPath((0..<path.pointee.count).map { index in
             let component = components[index]
             return RestorationPath.Component(
-                ValueArena.swiftString(component.identifier),
+                CValues.swiftString(component.identifier),
                 position: component.position >= 0 ? Int(component.position) : nil
             )
         })

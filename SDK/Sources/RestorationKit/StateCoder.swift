@@ -1,5 +1,6 @@
 internal import CRestoredPlugin
 public import Foundation
+import RestoredState
 
 /// One object's keyed container, handed to encode and decode callbacks (R5).
 ///
@@ -8,6 +9,10 @@ public import Foundation
 /// throws ``StateCoderError/reservedKey(_:)``; reading them gives the class
 /// name, restoration class, app version, system version and timestamp.
 /// A coder is valid only during the callback that received it.
+///
+/// Values are written in the container wire format into the coder and handed
+/// to the host in one call when the callback returns; decoding reads the
+/// container the host lends, without a call per key.
 public struct StateCoder {
     /// The reserved key of the object's class name (R10).
     public static let classNameKey = "restored.className"
@@ -25,11 +30,13 @@ public struct StateCoder {
     // A coder lives only during the callback that received it, while the
     // instance is certainly alive: no reference counting needed.
     unowned(unsafe) let instance: PluginInstanceBox
+    let buffer: CoderBuffer
 
     init(host: UnsafePointer<restored_host_functions>, coder: OpaquePointer, instance: PluginInstanceBox) {
         self.host = host
         self.coder = coder
         self.instance = instance
+        self.buffer = CoderBuffer()
     }
 
     /// The plugin instance this coder belongs to. Restoration classes are
@@ -44,132 +51,68 @@ public struct StateCoder {
 
     /// Stores a string.
     public func encode(_ value: String, forKey key: String) throws {
-        var value = value
-        try value.withUTF8 { utf8 in
-            var cValue = restored_value()
-            cValue.type = RESTORED_VALUE_STRING.rawValue
-            cValue.as.string = restored_string(data: UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self), length: utf8.count)
-            try store(&cValue, forKey: key)
-        }
+        try write(key) { $0.appendString(value) }
     }
 
     /// Stores an integer.
     public func encode(_ value: Int, forKey key: String) throws {
-        try encode(Int64(value), forKey: key)
+        try write(key) { $0.appendInt64(Int64(value)) }
     }
 
     /// Stores a signed 64-bit integer.
     public func encode(_ value: Int64, forKey key: String) throws {
-        var cValue = restored_value()
-        cValue.type = RESTORED_VALUE_INT64.rawValue
-        cValue.as.int64 = value
-        try store(&cValue, forKey: key)
+        try write(key) { $0.appendInt64(value) }
     }
 
     /// Stores an unsigned 64-bit integer.
     public func encode(_ value: UInt64, forKey key: String) throws {
-        var cValue = restored_value()
-        cValue.type = RESTORED_VALUE_UINT64.rawValue
-        cValue.as.uint64 = value
-        try store(&cValue, forKey: key)
+        try write(key) { $0.appendUInt64(value) }
     }
 
     /// Stores a Boolean.
     public func encode(_ value: Bool, forKey key: String) throws {
-        var cValue = restored_value()
-        cValue.type = RESTORED_VALUE_BOOL.rawValue
-        cValue.as.boolean = value
-        try store(&cValue, forKey: key)
+        try write(key) { $0.appendBool(value) }
     }
 
     /// Stores a double.
     public func encode(_ value: Double, forKey key: String) throws {
-        var cValue = restored_value()
-        cValue.type = RESTORED_VALUE_DOUBLE.rawValue
-        cValue.as.float64 = value
-        try store(&cValue, forKey: key)
+        try write(key) { $0.appendDouble(value) }
     }
 
     /// Stores a date.
     public func encode(_ value: Date, forKey key: String) throws {
-        var cValue = restored_value()
-        cValue.type = RESTORED_VALUE_DATE.rawValue
-        cValue.as.float64 = value.timeIntervalSince1970
-        try store(&cValue, forKey: key)
+        try write(key) { $0.appendDate(value.timeIntervalSince1970) }
+    }
+
+    /// Stores bytes.
+    public func encode(_ value: Data, forKey key: String) throws {
+        try write(key) { writer in value.withUnsafeBytes { writer.appendBytes($0) } }
     }
 
     /// Stores a list of strings.
     public func encode(_ value: [String], forKey key: String) throws {
-        var total = 0
-        for element in value { total += element.utf8.count }
-        try withUnsafeTemporaryAllocation(of: restored_value.self, capacity: max(value.count, 1)) { items in
-            try withUnsafeTemporaryAllocation(byteCount: max(total, 1), alignment: 1) { storage in
-                var offset = 0
-                for (index, element) in value.enumerated() {
-                    var element = element
-                    let length = element.withUTF8 { utf8 in
-                        if let base = utf8.baseAddress, utf8.count > 0 {
-                            (storage.baseAddress! + offset).copyMemory(from: base, byteCount: utf8.count)
-                        }
-                        return utf8.count
-                    }
-                    var item = restored_value()
-                    item.type = RESTORED_VALUE_STRING.rawValue
-                    item.as.string = restored_string(data: UnsafeRawPointer(storage.baseAddress! + offset).assumingMemoryBound(to: CChar.self), length: length)
-                    items[index] = item
-                    offset += length
-                }
-                var cValue = restored_value()
-                cValue.type = RESTORED_VALUE_ARRAY.rawValue
-                cValue.as.array.items = UnsafePointer(items.baseAddress)
-                cValue.as.array.count = value.count
-                try store(&cValue, forKey: key)
-            }
+        try write(key) { writer in
+            let mark = writer.beginNested(.array, count: value.count)
+            for element in value { writer.appendString(element) }
+            writer.endNested(mark)
         }
     }
 
     /// Stores a list of integers.
     public func encode(_ value: [Int], forKey key: String) throws {
-        try withUnsafeTemporaryAllocation(of: restored_value.self, capacity: max(value.count, 1)) { items in
-            for (index, element) in value.enumerated() {
-                var item = restored_value()
-                item.type = RESTORED_VALUE_INT64.rawValue
-                item.as.int64 = Int64(element)
-                items[index] = item
-            }
-            var cValue = restored_value()
-            cValue.type = RESTORED_VALUE_ARRAY.rawValue
-            cValue.as.array.items = UnsafePointer(items.baseAddress)
-            cValue.as.array.count = value.count
-            try store(&cValue, forKey: key)
+        try write(key) { writer in
+            let mark = writer.beginNested(.array, count: value.count)
+            for element in value { writer.appendInt64(Int64(element)) }
+            writer.endNested(mark)
         }
     }
 
     /// Stores a list of doubles.
     public func encode(_ value: [Double], forKey key: String) throws {
-        try withUnsafeTemporaryAllocation(of: restored_value.self, capacity: max(value.count, 1)) { items in
-            for (index, element) in value.enumerated() {
-                var item = restored_value()
-                item.type = RESTORED_VALUE_DOUBLE.rawValue
-                item.as.float64 = element
-                items[index] = item
-            }
-            var cValue = restored_value()
-            cValue.type = RESTORED_VALUE_ARRAY.rawValue
-            cValue.as.array.items = UnsafePointer(items.baseAddress)
-            cValue.as.array.count = value.count
-            try store(&cValue, forKey: key)
-        }
-    }
-
-    /// Stores bytes.
-    public func encode(_ value: Data, forKey key: String) throws {
-        try value.withUnsafeBytes { bytes in
-            var cValue = restored_value()
-            cValue.type = RESTORED_VALUE_BYTES.rawValue
-            cValue.as.bytes.data = bytes.baseAddress
-            cValue.as.bytes.length = bytes.count
-            try store(&cValue, forKey: key)
+        try write(key) { writer in
+            let mark = writer.beginNested(.array, count: value.count)
+            for element in value { writer.appendDouble(element) }
+            writer.endNested(mark)
         }
     }
 
@@ -180,21 +123,34 @@ public struct StateCoder {
 
     /// Stores a ``StateValue``.
     public func encode(_ value: StateValue, forKey key: String) throws {
-        let arena = ValueArena()
-        var cValue = try arena.cValue(value, key: key, instance: instance)
-        try withExtendedLifetime(arena) { try store(&cValue, forKey: key) }
+        let instance = self.instance
+        var failure: StateCoderError?
+        try write(key) { writer in
+            do throws(StateCoderError) {
+                try Self.append(value, to: &writer, key: key, instance: instance)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Stores a reference to another restorable object, by its path. An object
     /// outside the preserved tree is preserved too, under this object's path
     /// (R14: manual saves of excluded objects).
     public func encode(_ object: any RestorableObject, forKey key: String) throws {
-        try encode(StateValue.object(object), forKey: key)
+        let handle = instance.handle(for: object)
+        try write(key) { $0.appendObjectHandle(UInt64(UInt(bitPattern: handle))) }
     }
 
     /// Stores references to several objects (a container's children, R14).
     public func encode(_ objects: [any RestorableObject], forKey key: String) throws {
-        try encode(StateValue.array(objects.map { .object($0) }), forKey: key)
+        let handles = objects.map { UInt64(UInt(bitPattern: instance.handle(for: $0))) }
+        try write(key) { writer in
+            let mark = writer.beginNested(.array, count: handles.count)
+            for handle in handles { writer.appendObjectHandle(handle) }
+            writer.endNested(mark)
+        }
     }
 
     /// Stores a `Codable` value as JSON bytes. It is decoded only as the type
@@ -209,15 +165,19 @@ public struct StateCoder {
 
     /// Whether the container holds `key`.
     public func contains(_ key: String) -> Bool {
-        var key = key
-        return key.withUTF8 { utf8 in host.pointee.contains_key(coder, Self.cString(utf8)) }
+        if Self.isReserved(key) {
+            var key = key
+            return key.withUTF8 { utf8 in host.pointee.contains_key(coder, Self.cString(utf8)) }
+        }
+        return (try? view(forKey: key)) != nil
     }
 
     /// Reads a string; nil when the key is absent.
     public func decode(_ type: String.Type, forKey key: String) throws -> String? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_STRING.rawValue else { throw mismatch(key, "string", value) }
-        return ValueArena.swiftString(value.as.string)
+        if Self.isReserved(key) { return try reserved(String.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .string else { throw mismatch(key, "string", view) }
+        return view.stringValue
     }
 
     /// Reads an integer; nil when the key is absent.
@@ -231,65 +191,76 @@ public struct StateCoder {
 
     /// Reads a signed integer; nil when the key is absent.
     public func decode(_ type: Int64.Type, forKey key: String) throws -> Int64? {
-        guard let value = try load(key) else { return nil }
-        if value.type == RESTORED_VALUE_INT64.rawValue { return value.as.int64 }
-        if value.type == RESTORED_VALUE_UINT64.rawValue, let exact = Int64(exactly: value.as.uint64) { return exact }
-        throw mismatch(key, "int64", value)
+        if Self.isReserved(key) { return try reserved(Int64.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        if view.tag == .int64 { return view.int64Value }
+        if view.tag == .uint64, let exact = Int64(exactly: view.uint64Value) { return exact }
+        throw mismatch(key, "int64", view)
     }
 
     /// Reads an unsigned integer; nil when the key is absent.
     public func decode(_ type: UInt64.Type, forKey key: String) throws -> UInt64? {
-        guard let value = try load(key) else { return nil }
-        if value.type == RESTORED_VALUE_UINT64.rawValue { return value.as.uint64 }
-        if value.type == RESTORED_VALUE_INT64.rawValue, let exact = UInt64(exactly: value.as.int64) { return exact }
-        throw mismatch(key, "uint64", value)
+        if Self.isReserved(key) { return try reserved(UInt64.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        if view.tag == .uint64 { return view.uint64Value }
+        if view.tag == .int64, let exact = UInt64(exactly: view.int64Value) { return exact }
+        throw mismatch(key, "uint64", view)
     }
 
     /// Reads a Boolean; nil when the key is absent.
     public func decode(_ type: Bool.Type, forKey key: String) throws -> Bool? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_BOOL.rawValue else { throw mismatch(key, "bool", value) }
-        return value.as.boolean
+        if Self.isReserved(key) { return try reserved(Bool.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .boolTrue || view.tag == .boolFalse else { throw mismatch(key, "bool", view) }
+        return view.boolValue
     }
 
     /// Reads a double; nil when the key is absent.
     public func decode(_ type: Double.Type, forKey key: String) throws -> Double? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_DOUBLE.rawValue else { throw mismatch(key, "double", value) }
-        return value.as.float64
+        if Self.isReserved(key) { return try reserved(Double.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .double else { throw mismatch(key, "double", view) }
+        return view.doubleValue
     }
 
     /// Reads a date; nil when the key is absent.
     public func decode(_ type: Date.Type, forKey key: String) throws -> Date? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_DATE.rawValue else { throw mismatch(key, "date", value) }
-        return Date(timeIntervalSince1970: value.as.float64)
+        if Self.isReserved(key) { return try reserved(Date.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .date else { throw mismatch(key, "date", view) }
+        return Date(timeIntervalSince1970: view.doubleValue)
+    }
+
+    /// Reads bytes; nil when the key is absent.
+    public func decode(_ type: Data.Type, forKey key: String) throws -> Data? {
+        if Self.isReserved(key) { return try reserved(Data.self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .bytes else { throw mismatch(key, "bytes", view) }
+        return Data(view.bytesValue)
     }
 
     /// Reads a list of strings; nil when the key is absent.
     public func decode(_ type: [String].Type, forKey key: String) throws -> [String]? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_ARRAY.rawValue else { throw mismatch(key, "array of strings", value) }
+        if Self.isReserved(key) { return try reserved([String].self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .array else { throw mismatch(key, "array of strings", view) }
         var result: [String] = []
-        result.reserveCapacity(value.as.array.count)
-        for index in 0..<value.as.array.count {
-            let item = value.as.array.items![index]
-            guard item.type == RESTORED_VALUE_STRING.rawValue else { throw mismatch(key, "array of strings", value) }
-            result.append(ValueArena.swiftString(item.as.string))
+        for element in try view.arrayElements() {
+            guard element.tag == .string else { throw mismatch(key, "array of strings", view) }
+            result.append(element.stringValue)
         }
         return result
     }
 
     /// Reads a list of integers; nil when the key is absent.
     public func decode(_ type: [Int].Type, forKey key: String) throws -> [Int]? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_ARRAY.rawValue else { throw mismatch(key, "array of integers", value) }
+        if Self.isReserved(key) { return try reserved([Int].self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .array else { throw mismatch(key, "array of integers", view) }
         var result: [Int] = []
-        result.reserveCapacity(value.as.array.count)
-        for index in 0..<value.as.array.count {
-            let item = value.as.array.items![index]
-            guard item.type == RESTORED_VALUE_INT64.rawValue, let number = Int(exactly: item.as.int64) else {
-                throw mismatch(key, "array of integers", value)
+        for element in try view.arrayElements() {
+            guard element.tag == .int64, let number = Int(exactly: element.int64Value) else {
+                throw mismatch(key, "array of integers", view)
             }
             result.append(number)
         }
@@ -298,24 +269,15 @@ public struct StateCoder {
 
     /// Reads a list of doubles; nil when the key is absent.
     public func decode(_ type: [Double].Type, forKey key: String) throws -> [Double]? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_ARRAY.rawValue else { throw mismatch(key, "array of doubles", value) }
+        if Self.isReserved(key) { return try reserved([Double].self, forKey: key) }
+        guard let view = try view(forKey: key) else { return nil }
+        guard view.tag == .array else { throw mismatch(key, "array of doubles", view) }
         var result: [Double] = []
-        result.reserveCapacity(value.as.array.count)
-        for index in 0..<value.as.array.count {
-            let item = value.as.array.items![index]
-            guard item.type == RESTORED_VALUE_DOUBLE.rawValue else { throw mismatch(key, "array of doubles", value) }
-            result.append(item.as.float64)
+        for element in try view.arrayElements() {
+            guard element.tag == .double else { throw mismatch(key, "array of doubles", view) }
+            result.append(element.doubleValue)
         }
         return result
-    }
-
-    /// Reads bytes; nil when the key is absent.
-    public func decode(_ type: Data.Type, forKey key: String) throws -> Data? {
-        guard let value = try load(key) else { return nil }
-        guard value.type == RESTORED_VALUE_BYTES.rawValue else { throw mismatch(key, "bytes", value) }
-        guard let data = value.as.bytes.data, value.as.bytes.length > 0 else { return Data() }
-        return Data(bytes: data, count: value.as.bytes.length)
     }
 
     /// Reads any ``StateCodable`` value; nil when the key is absent.
@@ -329,8 +291,12 @@ public struct StateCoder {
 
     /// Reads the raw ``StateValue``; nil when the key is absent.
     public func decodeValue(forKey key: String) throws -> StateValue? {
-        guard let value = try load(key) else { return nil }
-        return try ValueArena.stateValue(value, key: key, instance: instance)
+        if Self.isReserved(key) {
+            guard let value = try load(key) else { return nil }
+            return try CValues.stateValue(value, key: key, instance: instance)
+        }
+        guard let view = try view(forKey: key) else { return nil }
+        return try stateValue(view, key: key)
     }
 
     /// Reads an object reference: the object restored at that path, or nil.
@@ -362,12 +328,116 @@ public struct StateCoder {
         return try JSONDecoder().decode(Value.self, from: data)
     }
 
-    // MARK: Host calls
+    // MARK: Writing
 
-    private func store(_ value: inout restored_value, forKey key: String) throws {
-        var key = key
-        let status = key.withUTF8 { utf8 in host.pointee.encode_value(coder, Self.cString(utf8), &value) }
-        guard status == RESTORED_OK else { throw Self.error(status, key: key) }
+    /// Appends one entry, refusing reserved keys (R5).
+    private func write(_ key: String, _ value: (inout StateContainerWriter) -> Void) throws {
+        guard !Self.isReserved(key) else { throw StateCoderError.reservedKey(key) }
+        let buffer = self.buffer
+        buffer.writer.appendKey(key)
+        value(&buffer.writer)
+    }
+
+    /// Hands the entries encoded during this callback to the host.
+    func flush() throws {
+        let buffer = self.buffer
+        guard buffer.writer.count > 0 else { return }
+        let status = buffer.writer.bytes.withUnsafeBytes { bytes in
+            host.pointee.encode_entries(coder, bytes.baseAddress, bytes.count)
+        }
+        guard status == RESTORED_OK else { throw Self.error(status, key: "the encoded state") }
+    }
+
+    private static func append(_ value: StateValue, to writer: inout StateContainerWriter, key: String, instance: PluginInstanceBox) throws(StateCoderError) {
+        switch value {
+        case .bool(let flag): writer.appendBool(flag)
+        case .int64(let number): writer.appendInt64(number)
+        case .uint64(let number): writer.appendUInt64(number)
+        case .double(let number): writer.appendDouble(number)
+        case .string(let text): writer.appendString(text)
+        case .bytes(let data): data.withUnsafeBytes { writer.appendBytes($0) }
+        case .date(let date): writer.appendDate(date.timeIntervalSince1970)
+        case .array(let items):
+            let mark = writer.beginNested(.array, count: items.count)
+            for item in items { try append(item, to: &writer, key: key, instance: instance) }
+            writer.endNested(mark)
+        case .dictionary(let entries):
+            let mark = writer.beginNested(.dictionary, count: entries.count)
+            // Sorted, so the same dictionary always encodes to the same bytes
+            // (autosave writes only when the encoded state changed).
+            for (entryKey, item) in entries.sorted(by: { $0.key < $1.key }) {
+                writer.appendKey(entryKey)
+                try append(item, to: &writer, key: key, instance: instance)
+            }
+            writer.endNested(mark)
+        case .object(let object):
+            guard let object else { throw .invalidValue(key: key, reason: "a nil object reference cannot be encoded") }
+            writer.appendObjectHandle(UInt64(UInt(bitPattern: instance.handle(for: object))))
+        }
+    }
+
+    // MARK: Reading
+
+    /// The stored value of a key, from the container the host lends.
+    private func view(forKey key: String) throws -> StateValueView? {
+        let buffer = self.buffer
+        if !buffer.isBorrowed {
+            buffer.isBorrowed = true
+            var bytes: UnsafeRawPointer?
+            var length = 0
+            if host.pointee.borrow_entries(coder, &bytes, &length) == RESTORED_OK {
+                do {
+                    buffer.reader = try StateContainerReader(UnsafeRawBufferPointer(start: bytes, count: length))
+                } catch {
+                    throw StateCoderError.invalidValue(key: key, reason: "the host lent malformed state: \(error)")
+                }
+            }
+        }
+        return buffer.reader?.value(forKey: key)
+    }
+
+    private func stateValue(_ view: StateValueView, key: String) throws -> StateValue {
+        switch view.tag {
+        case .boolFalse, .boolTrue: return .bool(view.boolValue)
+        case .int64: return .int64(view.int64Value)
+        case .uint64: return .uint64(view.uint64Value)
+        case .double: return .double(view.doubleValue)
+        case .date: return .date(Date(timeIntervalSince1970: view.doubleValue))
+        case .string: return .string(view.stringValue)
+        case .bytes: return .bytes(Data(view.bytesValue))
+        case .array: return .array(try view.arrayElements().map { try stateValue($0, key: key) })
+        case .dictionary:
+            var entries: [String: StateValue] = [:]
+            for entry in try view.dictionaryEntries() {
+                entries[String(decoding: entry.key, as: UTF8.self)] = try stateValue(entry.value, key: key)
+            }
+            return .dictionary(entries)
+        case .reference: return .object(try object(at: view.referenceComponents()))
+        case .objectHandle: throw StateCoderError.invalidValue(key: key, reason: "an object handle in stored state")
+        }
+    }
+
+    /// The object the host located for a path (R9), or nil.
+    private func object(at components: [(identifier: UnsafeRawBufferPointer, position: Int64?)]) -> (any RestorableObject)? {
+        withUnsafeTemporaryAllocation(of: restored_path_component.self, capacity: max(components.count, 1)) { buffer in
+            for (index, component) in components.enumerated() {
+                buffer[index] = restored_path_component(
+                    identifier: restored_string(data: component.identifier.baseAddress?.assumingMemoryBound(to: CChar.self), length: component.identifier.count),
+                    position: component.position ?? -1
+                )
+            }
+            var path = restored_path(components: UnsafePointer(buffer.baseAddress), count: components.count)
+            return host.pointee.object_at_path(coder, &path).flatMap { instance.object(for: $0) }
+        }
+    }
+
+    /// A reserved key's value, read from the host.
+    private func reserved<Value: StateCodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+        guard let value = try decodeValue(forKey: key) else { return nil }
+        guard let result = Value(stateValue: value) else {
+            throw StateCoderError.typeMismatch(key: key, expected: String(describing: Value.self), found: value.kindName)
+        }
+        return result
     }
 
     private func load(_ key: String) throws -> restored_value? {
@@ -379,9 +449,13 @@ public struct StateCoder {
         return value
     }
 
-    private func mismatch(_ key: String, _ expected: String, _ value: restored_value) -> StateCoderError {
-        let found = (try? ValueArena.stateValue(value, key: key, instance: instance))?.kindName ?? "value of type \(value.type)"
+    private func mismatch(_ key: String, _ expected: String, _ view: StateValueView) -> StateCoderError {
+        let found = (try? stateValue(view, key: key))?.kindName ?? "malformed value"
         return .typeMismatch(key: key, expected: expected, found: found)
+    }
+
+    static func isReserved(_ key: String) -> Bool {
+        key.utf8.first == UInt8(ascii: "r") && key.hasPrefix(StateTag.reservedKeyPrefix)
     }
 
     static func cString(_ utf8: UnsafeBufferPointer<UInt8>) -> restored_string {

@@ -21,6 +21,7 @@ public struct StateContainerReader {
     public init(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
         base = bytes
         entries = []
+        entries.reserveCapacity(16)
         var cursor = ByteCursor(bytes)
         while !cursor.isAtEnd {
             let key = try cursor.readStringRange()
@@ -76,7 +77,19 @@ public struct StateContainerReader {
 
     /// Checks that `bytes` is a well-formed container, nested values included.
     public static func validate(_ bytes: [UInt8]) throws(StateFormatError) {
-        _ = try decodeEntries(bytes)
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(StateFormatError) in try validate(buffer) }
+        }
+        try result.get()
+    }
+
+    /// Checks that `bytes` is a well-formed container, without keeping anything.
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
+        var cursor = ByteCursor(bytes)
+        while !cursor.isAtEnd {
+            _ = try cursor.readStringRange()
+            try StateValueView.read(&cursor).validate()
+        }
     }
 
     @inline(__always)

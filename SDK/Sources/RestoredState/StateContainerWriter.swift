@@ -31,7 +31,7 @@ public struct StateContainerWriter: Sendable {
     /// Appends a key given as UTF-8 bytes.
     public mutating func appendKey(_ utf8: UnsafeRawBufferPointer) {
         appendVarint(UInt64(utf8.count))
-        bytes.append(contentsOf: utf8)
+        appendContiguous(utf8)
     }
 
     /// Appends a key.
@@ -75,7 +75,7 @@ public struct StateContainerWriter: Sendable {
     public mutating func appendString(_ utf8: UnsafeRawBufferPointer) {
         bytes.append(StateTag.string.rawValue)
         appendVarint(UInt64(utf8.count))
-        bytes.append(contentsOf: utf8)
+        appendContiguous(utf8)
     }
 
     /// Appends a string value.
@@ -88,7 +88,7 @@ public struct StateContainerWriter: Sendable {
     public mutating func appendBytes(_ value: UnsafeRawBufferPointer) {
         bytes.append(StateTag.bytes.rawValue)
         appendVarint(UInt64(value.count))
-        bytes.append(contentsOf: value)
+        appendContiguous(value)
     }
 
     // MARK: Nested values
@@ -122,7 +122,7 @@ public struct StateContainerWriter: Sendable {
     /// Appends one path component of a reference.
     public mutating func appendPathComponent(_ identifier: UnsafeRawBufferPointer, position: Int64?) {
         appendVarint(UInt64(identifier.count))
-        bytes.append(contentsOf: identifier)
+        appendContiguous(identifier)
         if let position, position >= 0 {
             appendVarint(UInt64(position) &+ 1)
         } else {
@@ -138,6 +138,12 @@ public struct StateContainerWriter: Sendable {
             identifier.withUTF8 { appendPathComponent(UnsafeRawBufferPointer($0), position: component.position) }
         }
         endNested(mark)
+    }
+
+    /// Appends a plugin's object handle (only in entries handed to the host).
+    public mutating func appendObjectHandle(_ handle: UInt64) {
+        bytes.append(StateTag.objectHandle.rawValue)
+        appendFixed64(handle)
     }
 
     /// Appends any value.
@@ -167,6 +173,13 @@ public struct StateContainerWriter: Sendable {
 
     // MARK: Primitives
 
+    /// Appends bytes with one copy (a typed buffer takes the contiguous fast path).
+    @inline(__always)
+    mutating func appendContiguous(_ raw: UnsafeRawBufferPointer) {
+        guard let base = raw.baseAddress, raw.count > 0 else { return }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count))
+    }
+
     @inline(__always)
     mutating func appendVarint(_ value: UInt64) {
         var value = value
@@ -184,6 +197,11 @@ public struct StateContainerWriter: Sendable {
 }
 
 extension StateContainerWriter {
+    /// Appends bytes already in the wire format (checked by the caller).
+    mutating func appendRaw(_ encoded: UnsafeRawBufferPointer) {
+        appendContiguous(encoded)
+    }
+
     /// Drops everything after the first `count` bytes (undoes a failed append).
     public mutating func truncate(to count: Int) {
         bytes.removeSubrange(count...)

@@ -16,9 +16,12 @@
 /// | 0x09 | array | u32 byte length, varint count, values |
 /// | 0x0A | dictionary | u32 byte length, varint count, (key value)* |
 /// | 0x0B | reference | u32 byte length, varint count, (varint length, UTF-8, varint position+1 or 0)* |
+/// | 0x0C | object handle | 8 bytes: a plugin's `restored_object *` |
 ///
 /// Nested kinds carry their byte length so a reader can skip them without
-/// parsing them, which keeps key lookups cheap.
+/// parsing them, which keeps key lookups cheap. Object handles appear only in
+/// entries a plugin hands to the host (`encode_entries`); the host replaces
+/// them with references, and a reader refuses them anywhere else.
 public enum StateTag: UInt8, Sendable {
     /// `false`.
     case boolFalse = 0x01
@@ -42,4 +45,22 @@ public enum StateTag: UInt8, Sendable {
     case dictionary = 0x0A
     /// An object reference.
     case reference = 0x0B
+    /// A plugin's object handle, only in entries handed to the host.
+    case objectHandle = 0x0C
+
+    /// The prefix of keys reserved for the system (R5).
+    public static let reservedKeyPrefix = "restored."
+
+    /// Whether a key (UTF-8) starts with ``reservedKeyPrefix``.
+    public static func isReservedKey(_ key: UnsafeRawBufferPointer) -> Bool {
+        let prefix: StaticString = "restored."
+        guard key.count >= prefix.utf8CodeUnitCount, let base = key.baseAddress else { return false }
+        return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+    }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -135,6 +135,33 @@ public struct StateValueView {
             return .dictionary(entries)
         case .reference:
             return .reference(try referencePath())
+        case .objectHandle:
+            throw StateFormatError("an object handle outside a plugin's entries", at: payload.lowerBound)
+        }
+    }
+
+    /// Checks nested values down to the bottom without building them (R16).
+    public func validate() throws(StateFormatError) {
+        try validate(depth: 0)
+    }
+
+    private func validate(depth: Int) throws(StateFormatError) {
+        guard depth < Self.maximumDepth else {
+            throw StateFormatError("values nested deeper than \(Self.maximumDepth) levels", at: payload.lowerBound)
+        }
+        switch tag {
+        case .array, .dictionary:
+            var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+            let count = try Self.readCount(&cursor)
+            for _ in 0..<count {
+                if tag == .dictionary { _ = try cursor.readStringRange() }
+                try Self.read(&cursor).validate(depth: depth + 1)
+            }
+            try Self.expectEnd(cursor)
+        case .reference:
+            _ = try referenceComponents()
+        default:
+            break  // Scalars, strings and bytes were checked when read.
         }
     }
 
@@ -166,6 +193,8 @@ public struct StateValueView {
             let length = try cursor.readUInt32()
             let range = try cursor.readSlice(Int(length))
             return StateValueView(tag: tag, base: cursor.base, payload: range)
+        case .objectHandle:
+            throw StateFormatError("an object handle outside a plugin's entries", at: tagOffset)
         }
         return StateValueView(tag: tag, base: cursor.base, payload: start..<cursor.offset)
     }

@@ -246,7 +246,47 @@ typedef struct restored_host_functions {
 
     /** Hands over a snapshot: a media type ("image/png", "text/plain") and its bytes (R12). */
     restored_status (*snapshot_set)(restored_snapshot_sink *sink, restored_string media_type, const void *data, size_t length);
+
+    /**
+     * Stores many keys at once, as if each were stored with encode_value:
+     * `bytes` hold entries in the container wire format (see "The container
+     * wire format" below), where an object reference may be written as the
+     * tag 0x0C followed by the 8-byte `restored_object *`. The host checks
+     * every byte, refuses reserved keys, and copies what it keeps. Swift
+     * plugins use this through the SDK; C plugins may too.
+     */
+    restored_status (*encode_entries)(restored_coder *coder, const void *bytes, size_t length);
+    /**
+     * Lends the container's entries in the wire format (references as paths),
+     * valid until the callback returns. The reserved keys are not among them:
+     * read those with decode_value.
+     */
+    restored_status (*borrow_entries)(restored_coder *coder, const void **bytes, size_t *length);
+    /** During restoration, the object the host located for `path`, or NULL (R9). */
+    restored_object *(*object_at_path)(restored_coder *coder, const restored_path *path);
 } restored_host_functions;
+
+/*
+ * The container wire format (used by encode_entries and borrow_entries).
+ * All integers are little-endian; varints are unsigned LEB128.
+ *
+ *   container = entry*                 entry = key value
+ *   key       = varint(length) UTF-8   value = tag payload
+ *
+ *   0x01 / 0x02  false / true   (no payload)
+ *   0x03  int64     zigzag varint
+ *   0x04  uint64    varint
+ *   0x05  double    8 bytes IEEE 754
+ *   0x06  string    varint(length) UTF-8
+ *   0x07  bytes     varint(length) bytes
+ *   0x08  date      8 bytes IEEE 754, seconds since 1970-01-01 UTC
+ *   0x09  array     u32(byte length) varint(count) value*
+ *   0x0A  dictionary u32(byte length) varint(count) (key value)*
+ *   0x0B  reference u32(byte length) varint(count) (varint(length) UTF-8 varint(position + 1, or 0))*
+ *   0x0C  object    8 bytes restored_object * (only from a plugin, in encode_entries)
+ *
+ * A key written twice reads as its last value. Values nest at most 64 deep.
+ */
 
 /**
  * The plugin's descriptor, version 1: what `restored_plugin_v1()` returns.

@@ -1,0 +1,18 @@
+/// Why entries handed over by a plugin were refused.
+public enum PluginEntriesError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The bytes are not well-formed entries.
+    case malformed(StateFormatError)
+    /// A key uses the reserved prefix (R5).
+    case reservedKey(String)
+    /// An object handle the host does not know, or whose object has no path.
+    case unknownObject
+
+    /// One line.
+    public var description: String {
+        switch self {
+        case .malformed(let error): "malformed entries from the plugin: \(error)"
+        case .reservedKey(let key): "key \"\(key)\" uses the reserved prefix \"\(StateTag.reservedKeyPrefix)\""
+        case .unknownObject: "a referenced object is unknown or has no restoration identifier"
+        }
+    }
+}
