@@ -92,6 +92,11 @@ public struct ArchiveStore: Sendable {
     /// when it throws, the files are as they were.
     @discardableResult
     public func write(_ archive: Archive) throws(ArchiveStoreError) -> Archive {
+        try writeReportingSize(archive).archive
+    }
+
+    /// ``write(_:)``, also returning the size in bytes of the file written.
+    public func writeReportingSize(_ archive: Archive) throws(ArchiveStoreError) -> (archive: Archive, byteCount: Int) {
         let appID = archive.appID
         let appDirectory = try prepareDirectories(for: appID, action: .save)
         removeLeftovers(in: appDirectory)
@@ -118,7 +123,7 @@ public struct ArchiveStore: Sendable {
             currentExists: !current.isAbsent,
             previousExists: !previous.isAbsent
         )
-        return written
+        return (written, bytes.count)
     }
 
     /// Replaces the current file of `archive`'s app with `archive`, keeping

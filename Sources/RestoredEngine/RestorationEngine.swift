@@ -56,9 +56,9 @@ public struct RestorationEngine: Sendable {
         }
         if let archive {
             do {
-                let written = try store.write(archive)
-                report.outcome = .saved(generation: written.generation)
-                report.archiveBytes = ArchiveCodec.encode(written).count
+                let written = try store.writeReportingSize(archive)
+                report.outcome = .saved(generation: written.archive.generation)
+                report.archiveBytes = written.byteCount
             } catch {
                 report.outcome = .failed(error.description)
                 report.issues.append(EngineIssue(appID: session.appID, path: nil, message: error.description))
