@@ -14,6 +14,15 @@
 // use directly.
 import PackageDescription
 
+// Both modules run inside every plugin callback and are single-threaded per
+// plugin instance: they are built without the runtime exclusivity checks
+// (a fifth of a save in restored-bench codec); the static checks still apply.
+let hotPathSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .unsafeFlags(["-enforce-exclusivity=unchecked"]),
+]
+
 let package = Package(
     name: "RestorationKit",
     products: [
@@ -24,11 +33,12 @@ let package = Package(
         .target(name: "CRestoredPlugin"),
         .target(
             name: "RestoredState",
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+            swiftSettings: hotPathSwift
         ),
         .target(
             name: "RestorationKit",
             dependencies: ["CRestoredPlugin", "RestoredState"],
+            swiftSettings: hotPathSwift,
             // A soname lets a host that already loaded the SDK runtime satisfy
             // every plugin's dependency on it, wherever the plugin file lives.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libRestorationKit.so"])]

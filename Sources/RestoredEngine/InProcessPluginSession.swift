@@ -9,12 +9,14 @@ public final class InProcessPluginSession: PluginSession {
     public let plugin: LoadedPlugin
     private let context: SessionContext
     private let instance: UnsafeMutableRawPointer
-    private var table: restored_plugin_descriptor { plugin.descriptor.pointee }
+    /// The plugin's callbacks, read once (the descriptor never changes).
+    private let table: restored_plugin_descriptor
 
     init(plugin: LoadedPlugin, options: [String: String], logger: Logger) throws(PluginCallError) {
         self.plugin = plugin
         let context = SessionContext(appID: plugin.appID, logger: logger)
         self.context = context
+        self.table = plugin.descriptor.pointee
         let create = plugin.descriptor.pointee.create
         var arena: [UnsafeMutablePointer<CChar>] = []
         defer { arena.forEach { free($0) } }
@@ -197,7 +199,7 @@ public final class InProcessPluginSession: PluginSession {
 
     /// Calls a callback; a missing optional callback counts as success.
     private func call(_ name: String, _ body: () -> restored_status?) throws(PluginCallError) {
-        context.lastError = nil
+        if context.lastError != nil { context.lastError = nil }
         let status = body() ?? RESTORED_OK
         guard status == RESTORED_OK else {
             throw PluginCallError(callback: name, status: status, message: context.lastError)

@@ -174,7 +174,7 @@ public enum PluginExport {
         table.describe_object = { instance, object, sink in
             PluginExport.run(instance) { box in
                 guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
-                try PluginExport.report(object, flags: 0, box: box, sink: sink, keepHandle: false)
+                try PluginExport.report(object, flags: 0, box: box, sink: sink)
             }
         }
         table.restore_identity = { instance, object, identifier, restorationClass in
@@ -221,6 +221,7 @@ public enum PluginExport {
     /// Runs a callback body, turning a thrown error into a status and a message for the host.
     private static func run(_ instance: UnsafeMutableRawPointer?, _ body: (PluginInstanceBox) throws -> Void) -> restored_status {
         guard let box = box(instance) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        defer { box.recycleCoders() }
         do {
             try body(box)
             return RESTORED_OK
@@ -232,17 +233,14 @@ public enum PluginExport {
     }
 
     /// Reports one object with its info to a sink.
-    private static func report(
-        _ object: any RestorableObject, flags: UInt32, box: PluginInstanceBox,
-        sink: OpaquePointer?, keepHandle: Bool = true
-    ) throws {
+    private static func report(_ object: any RestorableObject, flags: UInt32, box: PluginInstanceBox, sink: OpaquePointer?) throws {
         var flags = flags
         if object.definesPresentationContext { flags |= RESTORED_OBJECT_DEFINES_PRESENTATION_CONTEXT.rawValue }
         if object.disambiguatesChildren { flags |= RESTORED_OBJECT_DISAMBIGUATES_CHILDREN.rawValue }
         var identifier = object.restorationIdentifier ?? ""
         var className = object.restorationClassName
         var restorationClass = object.restorationClass?.restorationClassName ?? ""
-        let handle = keepHandle ? box.handle(for: object) : OpaquePointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
+        let handle = box.handle(for: object)
         let status = identifier.withUTF8 { identifier in
             className.withUTF8 { className in
                 restorationClass.withUTF8 { restorationClass in

@@ -2,15 +2,18 @@ internal import CRestoredPlugin
 
 /// One live plugin instance as the C callbacks see it.
 ///
-/// Handles given to the host are the objects' addresses; the box keeps each
-/// object alive until `end_walk`, and only turns back into objects the
-/// handles it gave out, so a stray pointer from the host is never
-/// dereferenced.
+/// A handle given to the host is the object's index in this walk plus one,
+/// never an address: the box keeps each object alive until `end_walk`, and a
+/// stray handle from the host is out of range, never dereferenced.
 final class PluginInstanceBox {
     let plugin: any RestorationPlugin
     let context: PluginContext
     let restorationClasses: [String: any RestorationClass.Type]
-    private var handles: [OpaquePointer: any RestorableObject] = [:]
+    private var objects: [any RestorableObject] = []
+    private var indices: [ObjectIdentifier: Int] = [:]
+    /// Coder buffers, reused from one callback to the next.
+    private var spareBuffers: [CoderBuffer] = []
+    private var buffersInUse: [CoderBuffer] = []
 
     init(plugin: any RestorationPlugin, context: PluginContext, restorationClasses: [any RestorationClass.Type]) {
         self.plugin = plugin
@@ -22,25 +25,45 @@ final class PluginInstanceBox {
         self.restorationClasses = classes
     }
 
-    /// The handle of an object, kept alive until ``endWalk()``.
+    /// The handle of an object (the same for the same object during a walk),
+    /// which keeps it alive until ``endWalk()``.
     func handle(for object: any RestorableObject) -> OpaquePointer {
-        let handle = OpaquePointer(Unmanaged.passUnretained(object as AnyObject).toOpaque())
-        handles[handle] = object
-        return handle
+        let identifier = ObjectIdentifier(object)
+        if let index = indices[identifier] { return OpaquePointer(bitPattern: index + 1)! }
+        objects.append(object)
+        indices[identifier] = objects.count - 1
+        return OpaquePointer(bitPattern: objects.count)!
     }
 
-    /// The object of a handle this box gave out, or nil.
+    /// The object of a handle this box gave out during this walk, or nil.
     func object(for handle: OpaquePointer) -> (any RestorableObject)? {
-        handles[handle]
+        let index = Int(bitPattern: UnsafeRawPointer(handle)) - 1
+        guard index >= 0, index < objects.count else { return nil }
+        return objects[index]
     }
 
     /// Releases every handle.
     func endWalk() {
-        handles.removeAll(keepingCapacity: true)
+        objects.removeAll(keepingCapacity: true)
+        indices.removeAll(keepingCapacity: true)
     }
 
+    /// A coder for one callback; ``recycleCoders()`` takes its buffer back.
     func coder(_ host: UnsafePointer<restored_host_functions>, _ coder: OpaquePointer?) -> StateCoder? {
-        coder.map { StateCoder(host: host, coder: $0, instance: self) }
+        guard let coder else { return nil }
+        let buffer = spareBuffers.popLast() ?? CoderBuffer()
+        buffersInUse.append(buffer)
+        return StateCoder(host: host, coder: coder, instance: self, buffer: buffer)
+    }
+
+    /// Takes back the buffers of the coders lent during the callback that ends.
+    func recycleCoders() {
+        guard !buffersInUse.isEmpty else { return }
+        for buffer in buffersInUse {
+            buffer.reset()
+            if spareBuffers.count < 4 { spareBuffers.append(buffer) }
+        }
+        buffersInUse.removeAll(keepingCapacity: true)
     }
 
     /// The path the host passed, in Swift.

@@ -32,11 +32,11 @@ public struct StateCoder {
     unowned(unsafe) let instance: PluginInstanceBox
     let buffer: CoderBuffer
 
-    init(host: UnsafePointer<restored_host_functions>, coder: OpaquePointer, instance: PluginInstanceBox) {
+    init(host: UnsafePointer<restored_host_functions>, coder: OpaquePointer, instance: PluginInstanceBox, buffer: CoderBuffer) {
         self.host = host
         self.coder = coder
         self.instance = instance
-        self.buffer = CoderBuffer()
+        self.buffer = buffer
     }
 
     /// The plugin instance this coder belongs to. Restoration classes are
@@ -393,7 +393,7 @@ public struct StateCoder {
                 }
             }
         }
-        return buffer.reader?.value(forKey: key)
+        return buffer.value(forKey: key)
     }
 
     private func stateValue(_ view: StateValueView, key: String) throws -> StateValue {

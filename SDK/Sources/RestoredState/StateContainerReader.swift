@@ -36,11 +36,14 @@ public struct StateContainerReader {
 
     /// The value of `key` (its last value if written twice), or nil.
     public func value(forKey key: UnsafeRawBufferPointer) -> StateValueView? {
+        guard key.count > 0 else {
+            return entries.last { $0.key.isEmpty }?.value
+        }
         var index = entries.count
         while index > 0 {
             index -= 1
             let entry = entries[index]
-            if entry.key.count == key.count && Self.equal(base.baseAddress! + entry.key.lowerBound, key.baseAddress, key.count) {
+            if entry.key.count == key.count && Self.equal(base.baseAddress! + entry.key.lowerBound, key.baseAddress!, key.count) {
                 return entry.value
             }
         }
@@ -92,10 +95,22 @@ public struct StateContainerReader {
         }
     }
 
+    /// Byte equality, eight bytes at a time: keys are short, and a call to
+    /// memcmp costs more than comparing them.
     @inline(__always)
-    private static func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer?, _ count: Int) -> Bool {
-        guard count > 0, let rhs else { return true }
-        return memcmp(lhs, rhs, count) == 0
+    private static func equal(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, _ count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            if lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            if lhs.load(fromByteOffset: offset, as: UInt8.self) != rhs.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset += 1
+        }
+        return true
     }
 }
 

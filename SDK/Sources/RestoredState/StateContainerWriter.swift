@@ -202,6 +202,11 @@ extension StateContainerWriter {
         appendContiguous(encoded)
     }
 
+    /// Empties the container, keeping its capacity.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Drops everything after the first `count` bytes (undoes a failed append).
     public mutating func truncate(to count: Int) {
         bytes.removeSubrange(count...)
