@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "TestPluginWrongABI", type: .dynamic, targets: ["TestPluginWrongABI"]),
         .library(name: "TestPluginInvalidAppID", type: .dynamic, targets: ["TestPluginInvalidAppID"]),
         .library(name: "TestPluginNoSymbol", type: .dynamic, targets: ["TestPluginNoSymbol"]),
+        .library(name: "TestPluginMissingCallback", type: .dynamic, targets: ["TestPluginMissingCallback"]),
     ],
     dependencies: [
         .package(path: "SDK"),
@@ -146,6 +147,11 @@ let package = Package(
         .target(
             name: "TestPluginNoSymbol",
             path: "Tests/Plugins/TestPluginNoSymbol"
+        ),
+        .target(
+            name: "TestPluginMissingCallback",
+            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
+            path: "Tests/Plugins/TestPluginMissingCallback"
         ),
 
         // Tests.

@@ -156,7 +156,10 @@ static restored_status take_snapshot(void *instance, restored_snapshot_sink *sin
     counter_app *app = instance;
     char preview[64];
     int length = snprintf(preview, sizeof preview, "%s: %" PRId64, app->title, app->count);
-    return app->host->snapshot_set(sink, text("text/plain; charset=utf-8"), preview, (size_t)length);
+    if (length < 0) return RESTORED_ERROR_FAILED;
+    /* snprintf returns the length it wanted: hand over only what is in the buffer. */
+    size_t size = (size_t)length < sizeof preview ? (size_t)length : sizeof preview - 1;
+    return app->host->snapshot_set(sink, text("text/plain; charset=utf-8"), preview, size);
 }
 
 static restored_status should_restore(void *instance, restored_coder *coder, bool *result) {

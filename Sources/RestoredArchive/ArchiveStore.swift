@@ -126,23 +126,27 @@ public struct ArchiveStore: Sendable {
         return (written, bytes.count)
     }
 
-    /// Replaces the current file of `archive`'s app with `archive`, keeping
-    /// its generation number and leaving the previous generation alone.
+    /// Replaces one generation's file of `archive`'s app with `archive` (by
+    /// default the current one), keeping its generation number and leaving
+    /// the other file alone.
     ///
     /// For changes that are not a new save: the restore-attempt counter (R15)
-    /// and the ignore-snapshot flag (R12). Atomic and durable like ``write(_:)``.
-    public func rewrite(_ archive: Archive) throws(ArchiveStoreError) {
+    /// and the ignore-snapshot flag (R12). Rewrite the generation that was
+    /// read (``ArchiveReading/source``): a current file that could not be used
+    /// (a newer format, an I/O error) must not be replaced by older content.
+    /// Atomic and durable like ``write(_:)``.
+    public func rewrite(_ archive: Archive, in generation: Generation = .current) throws(ArchiveStoreError) {
         let appID = archive.appID
         let appDirectory = try prepareDirectories(for: appID, action: .update)
         removeLeftovers(in: appDirectory)
-        let currentFile = file(for: appID, generation: .current)
+        let targetFile = file(for: appID, generation: generation)
         var currentExists = true
         do {
-            _ = try fileSystem.lstat(currentFile)
+            _ = try fileSystem.lstat(targetFile)
         } catch where error == .noSuchFileOrDirectory {
             currentExists = false
         } catch {
-            throw failure(.update, appID, .lstat, currentFile, error)
+            throw failure(.update, appID, .lstat, targetFile, error)
         }
         let bytes = ArchiveCodec.encode(archive)
         guard bytes.count <= Self.maximumArchiveSize else {
@@ -154,13 +158,14 @@ public struct ArchiveStore: Sendable {
             in: appDirectory,
             action: .update,
             rotating: false,
+            target: generation,
             currentExists: currentExists,
             previousExists: false
         )
     }
 
     /// Reads `appID`'s archive, applies `change` to it and rewrites it (see
-    /// ``rewrite(_:)``); returns the archive as stored. Changes to the app id
+    /// ``rewrite(_:in:)``, in the generation read); returns the archive as stored. Changes to the app id
     /// and the generation are ignored.
     @discardableResult
     public func update(_ appID: AppID, _ change: (inout Archive) -> Void) throws(ArchiveStoreError) -> Archive {
@@ -169,7 +174,7 @@ public struct ArchiveStore: Sendable {
         change(&archive)
         archive.appID = appID
         archive.generation = reading.archive.generation
-        try rewrite(archive)
+        try rewrite(archive, in: reading.source)
         return archive
     }
 
@@ -306,10 +311,12 @@ public struct ArchiveStore: Sendable {
         in appDirectory: FilePath,
         action: ArchiveStoreError.Action,
         rotating: Bool,
+        target: Generation = .current,
         currentExists: Bool,
         previousExists: Bool
     ) throws(ArchiveStoreError) {
-        let currentFile = appDirectory.appending(Generation.current.fileName)
+        // Without rotation, `target` is the one file replaced ("current" below).
+        let currentFile = appDirectory.appending((rotating ? Generation.current : target).fileName)
         let previousFile = appDirectory.appending(Generation.previous.fileName)
 
         let (descriptor, temporary) = try perform(action, appID, .createTemporaryFile, appDirectory) {

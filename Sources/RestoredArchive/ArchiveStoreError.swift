@@ -7,7 +7,7 @@ public enum ArchiveStoreError: Error, Hashable, Sendable, CustomStringConvertibl
     public enum Action: String, Hashable, Sendable {
         /// Writing a new generation (``ArchiveStore/write(_:)``).
         case save
-        /// Replacing the current generation (``ArchiveStore/rewrite(_:)``, ``ArchiveStore/update(_:_:)``).
+        /// Replacing one generation in place (``ArchiveStore/rewrite(_:in:)``, ``ArchiveStore/update(_:_:)``).
         case update
         /// Reading (``ArchiveStore/read(_:)``).
         case read

@@ -7,9 +7,6 @@ public import RestoredState
 /// ``DecodingCoder`` serves it back during restoration. Both answer the
 /// reserved `restored.` keys (R5).
 public class HostCoder {
-    /// The reserved prefix of system keys (R5).
-    public static let reservedPrefix = "restored."
-
     /// The reserved keys this coder answers.
     public let reserved: [String: StateValue]
 
@@ -26,11 +23,6 @@ public class HostCoder {
 
     var cPointer: OpaquePointer {
         OpaquePointer(Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    static func from(_ pointer: OpaquePointer?) -> HostCoder? {
-        guard let pointer else { return nil }
-        return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
     }
 
     // MARK: Operations of the C table (overridden)
@@ -78,9 +70,7 @@ public class HostCoder {
     // MARK: Helpers for subclasses
 
     static func isReserved(_ key: UnsafeRawBufferPointer) -> Bool {
-        let prefix: StaticString = "restored."
-        guard key.count >= prefix.utf8CodeUnitCount else { return false }
-        return memcmp(key.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+        StateTag.isReservedKey(key)
     }
 
     func decodeReserved(key: UnsafeRawBufferPointer, into value: UnsafeMutablePointer<restored_value>) -> restored_status {

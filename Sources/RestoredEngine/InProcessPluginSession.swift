@@ -27,7 +27,7 @@ public final class InProcessPluginSession: PluginSession {
         }
         let cOptions = options.sorted { $0.key < $1.key }.map { restored_option(key: text($0.key), value: text($0.value)) }
         let created = cOptions.withUnsafeBufferPointer { buffer in
-            create?(plugin.descriptor, HostFunctions.table, context.cPointer, buffer.baseAddress, buffer.count)
+            create?(plugin.pluginDescriptor, HostFunctions.table, context.cPointer, buffer.baseAddress, buffer.count)
         }
         guard let created else {
             throw PluginCallError(callback: "create", status: RESTORED_ERROR_FAILED, message: context.lastError)

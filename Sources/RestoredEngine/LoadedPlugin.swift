@@ -22,15 +22,26 @@ public final class LoadedPlugin: @unchecked Sendable {
     /// The ABI version it declared.
     public let abiVersion: UInt32
 
+    /// The plugin's descriptor as this host reads it: its own table copied
+    /// as far as its `struct_size` goes, fields it predates left NULL.
     let descriptor: UnsafePointer<restored_plugin_descriptor>
+    /// The descriptor the plugin returned, which `create` receives: one
+    /// implementation may serve several descriptors and tells them apart by it.
+    let pluginDescriptor: UnsafePointer<restored_plugin_descriptor>
 
-    init(file: FilePath, appID: AppID, descriptor: UnsafePointer<restored_plugin_descriptor>) {
+    init(file: FilePath, appID: AppID, descriptor original: UnsafePointer<restored_plugin_descriptor>) {
+        let copy = UnsafeMutablePointer<restored_plugin_descriptor>.allocate(capacity: 1)
+        copy.initialize(to: restored_plugin_descriptor())
+        let size = min(Int(original.pointee.struct_size), MemoryLayout<restored_plugin_descriptor>.size)
+        UnsafeMutableRawPointer(copy).copyMemory(from: UnsafeRawPointer(original), byteCount: size)
         self.file = file
         self.appID = appID
-        self.descriptor = descriptor
-        self.abiVersion = descriptor.pointee.abi_version
-        self.appVersion = descriptor.pointee.app_version.map { String(cString: $0) } ?? ""
-        self.displayName = descriptor.pointee.display_name.map { String(cString: $0) } ?? appID.rawValue
+        self.pluginDescriptor = original
+        // Kept for the life of the process, like the plugin's image.
+        self.descriptor = UnsafePointer(copy)
+        self.abiVersion = copy.pointee.abi_version
+        self.appVersion = copy.pointee.app_version.map { String(cString: $0) } ?? ""
+        self.displayName = copy.pointee.display_name.map { String(cString: $0) } ?? appID.rawValue
     }
 
     /// Starts an instance of the plugin with the app's options.

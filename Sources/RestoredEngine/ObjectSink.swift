@@ -15,7 +15,8 @@ final class ObjectSink {
 
     func add(_ object: OpaquePointer?, _ info: UnsafePointer<restored_object_info>?) -> restored_status {
         guard let object, let info else { return RESTORED_ERROR_INVALID_ARGUMENT }
-        // A plugin built against an older, shorter info struct is read only as far as it goes.
+        // Version 1 is the first: an info struct smaller than it is malformed.
+        // Later versions only add fields at the end, which this host ignores.
         guard info.pointee.struct_size >= UInt32(MemoryLayout<restored_object_info>.size) else {
             return RESTORED_ERROR_INVALID_ARGUMENT
         }

@@ -110,7 +110,10 @@ public struct PluginLoader: Sendable {
         guard descriptor.pointee.abi_version == RESTORED_PLUGIN_ABI_VERSION else {
             return refuse(.wrongABIVersion(found: descriptor.pointee.abi_version, expected: RESTORED_PLUGIN_ABI_VERSION))
         }
-        guard descriptor.pointee.struct_size >= UInt32(MemoryLayout<restored_plugin_descriptor>.size) else {
+        // Version 1 is the first table: nothing smaller is a descriptor. A
+        // later host keeps this minimum and reads only what a plugin's table
+        // covers (LoadedPlugin copies it).
+        guard descriptor.pointee.struct_size >= UInt32(Self.minimumDescriptorSize) else {
             return refuse(.truncatedDescriptor(size: descriptor.pointee.struct_size))
         }
         let rawAppID = descriptor.pointee.app_id.map { String(cString: $0) } ?? ""
@@ -123,7 +126,29 @@ public struct PluginLoader: Sendable {
         if let first = catalog.plugin(for: appID) {
             return refuse(.duplicateAppID(appID.rawValue, loadedFrom: first.file))
         }
+        if let missing = Self.missingRequiredCallback(descriptor.pointee) {
+            return refuse(.missingCallback(missing))
+        }
         return .success(LoadedPlugin(file: file, appID: appID, descriptor: descriptor))
+    }
+
+    /// The size of the first version of `restored_plugin_descriptor`.
+    static let minimumDescriptorSize = MemoryLayout<restored_plugin_descriptor>.size
+
+    /// The first callback that ABI 1 requires and the descriptor lacks.
+    static func missingRequiredCallback(_ descriptor: restored_plugin_descriptor) -> String? {
+        let required: [(String, Bool)] = [
+            ("create", descriptor.create != nil),
+            ("destroy", descriptor.destroy != nil),
+            ("end_walk", descriptor.end_walk != nil),
+            ("should_save_application_state", descriptor.should_save_application_state != nil),
+            ("list_objects", descriptor.list_objects != nil),
+            ("object_from_restoration_class", descriptor.object_from_restoration_class != nil),
+            ("registered_object", descriptor.registered_object != nil),
+            ("describe_object", descriptor.describe_object != nil),
+            ("restore_identity", descriptor.restore_identity != nil),
+        ]
+        return required.first { !$0.1 }?.0
     }
 
     /// The `.so` files of a directory, in name order, without the SDK runtime.

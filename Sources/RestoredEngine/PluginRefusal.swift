@@ -14,6 +14,8 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case wrongABIVersion(found: UInt32, expected: UInt32)
         /// The descriptor is smaller than version 1 of the ABI requires.
         case truncatedDescriptor(size: UInt32)
+        /// A callback the ABI requires is NULL.
+        case missingCallback(String)
         /// The app id is not a valid freedesktop application id.
         case invalidAppID(String, reason: String)
         /// Another plugin, loaded first, already restores this app.
@@ -41,6 +43,7 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case .noDescriptor: "no-descriptor"
         case .wrongABIVersion: "wrong-abi-version"
         case .truncatedDescriptor: "truncated-descriptor"
+        case .missingCallback: "missing-callback"
         case .invalidAppID: "invalid-app-id"
         case .duplicateAppID: "duplicate-app-id"
         case .insecurePermissions: "insecure-permissions"
@@ -61,12 +64,21 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
             return "refused plugin \(name): it speaks plugin ABI \(found), this restored speaks \(expected); rebuild it against this SDK"
         case .truncatedDescriptor(let size):
             return "refused plugin \(name): its descriptor is \(size) bytes, too small for ABI 1; rebuild it against this SDK"
+        case .missingCallback(let name):
+            return "refused plugin \(file.string): its descriptor has no \(name) callback, which plugin ABI 1 requires; fix the plugin"
         case .invalidAppID(let appID, let reason):
             return "refused plugin \(name): app id \"\(appID)\" is invalid (\(reason))"
         case .duplicateAppID(let appID, let first):
             return "refused plugin \(name): app \(appID) is already restored by \(first.string); remove one of them"
         case .insecurePermissions(let path, let mode, let owner):
-            return "refused plugin \(name): \(path.string) (mode \(String(mode & 0o7777, radix: 8)), owner uid \(owner)) can be written by other users; run chmod go-w \(path.string)"
+            let remedy = owner != 0 && owner != geteuid()
+                ? "give it to you or to root (chown), and run chmod go-w \(path.string)"
+                : "run chmod go-w \(path.string)"
+            return "refused plugin \(name): \(path.string) (mode \(String(mode & 0o7777, radix: 8)), owner uid \(owner)) can be written by other users; \(remedy)"
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -79,7 +79,7 @@ final class PreservationWalk {
         do {
             try session.willEncodeRestorableState(appCoder)
         } catch {
-            issue(nil, rule: "R6", "app-wide state not saved: \(error)")
+            issue(nil, rule: "R6", "willEncodeRestorableState failed (\(error)); the app-wide state is saved as far as it was encoded")
         }
         var appState = appCoder.bytes
         if appCoder.exceededBudget {

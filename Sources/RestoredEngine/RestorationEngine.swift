@@ -92,9 +92,11 @@ public struct RestorationEngine: Sendable {
             report.issues = earlyIssues
             return log(report)
         }
+        // The count goes into the generation that was read: a newer file that
+        // could not be used (newer format, I/O error) is never overwritten.
         archive.restoreAttempts += 1
         do {
-            try store.rewrite(archive)
+            try store.rewrite(archive, in: reading.source)
         } catch {
             earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore attempt could not be recorded: \(error)"))
         }
@@ -107,7 +109,7 @@ public struct RestorationEngine: Sendable {
         // R15: it finished (whatever the plugin decided), so it is no crash loop.
         archive.restoreAttempts = 0
         do {
-            try store.rewrite(archive)
+            try store.rewrite(archive, in: reading.source)
         } catch {
             report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the finished restore could not be recorded: \(error)"))
         }
@@ -141,7 +143,7 @@ public struct RestorationEngine: Sendable {
         case .unusableArchive(let reason):
             logger.error("\(reason)", metadata: metadata)
         case .skippedAfterFailedAttempt(let attempts):
-            logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; run restored-ctl restore --force \(report.appID) to try again", metadata: metadata)
+            logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; restore it with force to try again (restored-demo restore --force \(report.appID))", metadata: metadata)
         case .declined:
             logger.info("\(report.appID) declined to restore", metadata: metadata)
         case .failed(let reason):

@@ -97,6 +97,28 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: previous.string))
     }
 
+    @Test("R15, R16: a newest archive that could not be used (newer format) is never overwritten by a restore")
+    func newerFormatKept() throws {
+        let generations = try TwoGenerations()
+        var newer = generations.currentBytes
+        newer[8] = 2  // the format version: written by a newer restored
+        try generations.writeCurrent(newer)
+        let plugins = try PluginFixture(["ExampleNotesPlugin"])
+        let liveDirectory = try TemporaryDirectory()
+        let notes = try RoundTripTests.NotesApp(in: liveDirectory)
+        let session = try plugins.plugin("org.example.Notes").makeSession(options: notes.options, logger: generations.fixture.log.logger())
+        let report = generations.fixture.engine.restore(session)
+        #expect(report.outcome == .restored)
+        #expect(report.usedPreviousGeneration)
+        let file = generations.fixture.store.file(for: generations.appID, generation: .current)
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: file.string))) == newer)
+        // The crash-loop count went into the generation that was read, and is back to 0.
+        let previous = generations.fixture.store.file(for: generations.appID, generation: .previous)
+        let stored = try ArchiveCodec.decode(Array(Data(contentsOf: URL(fileURLWithPath: previous.string))))
+        #expect(stored.generation == 1)
+        #expect(stored.restoreAttempts == 0)
+    }
+
     @Test("R16: restoring from the previous generation when the newest is damaged, and saying so")
     func restoreFromPrevious() throws {
         let generations = try TwoGenerations()

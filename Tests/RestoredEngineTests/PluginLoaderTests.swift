@@ -66,7 +66,7 @@ import Testing
         return nil
     }
 
-    @Test("Refusals: missing symbol, wrong ABI, invalid app id, duplicate app id; each with one log line naming the file")
+    @Test("Refusals: missing symbol, wrong ABI, invalid app id, duplicate app id, missing callback; each with one log line naming the file")
     func refusals() throws {
         let (root, plugins) = try directory([
             ("a-counter.so", "ExampleCounterPlugin"),
@@ -74,6 +74,7 @@ import Testing
             ("c-invalid-id.so", "TestPluginInvalidAppID"),
             ("d-no-symbol.so", "TestPluginNoSymbol"),
             ("e-wrong-abi.so", "TestPluginWrongABI"),
+            ("f-missing-callback.so", "TestPluginMissingCallback"),
         ])
         defer { withExtendedLifetime(root) {} }
         let log = LogCapture()
@@ -85,9 +86,11 @@ import Testing
         #expect(reasons["c-invalid-id.so"]?.code == "invalid-app-id")
         #expect(reasons["d-no-symbol.so"]?.reason == .missingSymbol)
         #expect(reasons["e-wrong-abi.so"]?.reason == .wrongABIVersion(found: 99, expected: 1))
+        // R6: a missing should_save is not a "no" that would discard the archive.
+        #expect(reasons["f-missing-callback.so"]?.reason == .missingCallback("should_save_application_state"))
 
         let errors = log.messages.filter { $0.hasPrefix("error:") }
-        #expect(errors.count == 4)
+        #expect(errors.count == 5)
         for (name, refusal) in reasons {
             let lines = errors.filter { $0.contains(plugins.appending(name).string) }
             #expect(lines.count == 1, "one line for \(name)")

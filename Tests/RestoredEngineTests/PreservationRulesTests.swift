@@ -54,6 +54,8 @@ import Testing
         // Every object wrote the key "k"; each kept its own value.
         #expect(try ScenarioHarness.state(of: "Root/Stack", in: archive)["k"] == .string("Stack-state-k"))
         #expect(try ScenarioHarness.state(of: "Root/Panel", in: archive)["k"] == .string("Panel-state-k"))
+        // A value whose encoding failed (and was caught) left nothing behind.
+        #expect(try ScenarioHarness.state(of: "Root/Stack", in: archive)["broken"] == nil)
         // The system's keys are metadata, not in the plugin's container.
         #expect(try ScenarioHarness.state(of: "Root/Panel", in: archive)["restored.className"] == nil)
         #expect(archive.objects.first { $0.path.description == "Root/Panel" }?.className == "ScenarioNode")

@@ -53,6 +53,8 @@ public enum PluginExport {
         table.create = { descriptor, host, hostContext, options, optionCount in
             guard let descriptor, let host, let hostContext else { return nil }
             guard let registration = PluginExport.registration(for: UnsafeRawPointer(descriptor)) else {
+                var message = "this descriptor was not made by PluginExport.descriptor(for:); export the plugin with it"
+                message.withUTF8 { host.pointee.set_error(hostContext, StateCoder.cString($0)) }
                 return nil
             }
             var settings: [String: String] = [:]
@@ -79,7 +81,7 @@ public enum PluginExport {
         table.end_walk = { instance in PluginExport.box(instance)?.endWalk() }
         table.should_save_application_state = { instance, appCoder, result in
             PluginExport.run(instance) { box in
-                guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.wrongPhase("saving without a coder") }
+                guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.invalidHostArgument("no coder") }
                 result.pointee = box.plugin.shouldSaveApplicationState(coder: coder)
                 try coder.flush()
             }
@@ -94,7 +96,7 @@ public enum PluginExport {
         table.list_objects = { instance, parent, sink in
             PluginExport.run(instance) { box in
                 if let parent {
-                    guard let object = box.object(for: parent) else { throw StateCoderError.unknownObject(key: "parent") }
+                    guard let object = box.object(for: parent) else { throw StateCoderError.invalidHostArgument("a parent object") }
                     for child in object.restorationChildren { try PluginExport.report(child, flags: 0, box: box, sink: sink) }
                     for presented in object.presentedObjects {
                         try PluginExport.report(presented, flags: RESTORED_OBJECT_PRESENTED.rawValue, box: box, sink: sink)
@@ -107,7 +109,7 @@ public enum PluginExport {
         table.encode_object = { instance, object, coder in
             PluginExport.run(instance) { box in
                 guard let object = object.flatMap(box.object(for:)), let coder = box.coder(box.context.host, coder) else {
-                    throw StateCoderError.unknownObject(key: "object")
+                    throw StateCoderError.invalidHostArgument("an object or coder")
                 }
                 try object.encodeRestorableState(with: coder)
                 try coder.flush()
@@ -130,7 +132,7 @@ public enum PluginExport {
         }
         table.should_restore_application_state = { instance, appCoder, result in
             PluginExport.run(instance) { box in
-                guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.wrongPhase("restoring without a coder") }
+                guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.invalidHostArgument("no coder") }
                 result.pointee = box.plugin.shouldRestoreApplicationState(coder: coder)
             }
         }
@@ -173,13 +175,13 @@ public enum PluginExport {
         }
         table.describe_object = { instance, object, sink in
             PluginExport.run(instance) { box in
-                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
+                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.invalidHostArgument("an object or coder") }
                 try PluginExport.report(object, flags: 0, box: box, sink: sink)
             }
         }
         table.restore_identity = { instance, object, identifier, restorationClass in
             PluginExport.run(instance) { box in
-                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
+                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.invalidHostArgument("an object or coder") }
                 object.restorationIdentifier = CValues.swiftString(identifier)
                 let className = CValues.swiftString(restorationClass)
                 if !className.isEmpty, let type = box.restorationClasses[className] {
@@ -190,14 +192,14 @@ public enum PluginExport {
         table.decode_object = { instance, object, coder in
             PluginExport.run(instance) { box in
                 guard let object = object.flatMap(box.object(for:)), let coder = box.coder(box.context.host, coder) else {
-                    throw StateCoderError.unknownObject(key: "object")
+                    throw StateCoderError.invalidHostArgument("an object or coder")
                 }
                 try object.decodeRestorableState(with: coder)
             }
         }
         table.finished_restoring_state = { instance, object in
             PluginExport.run(instance) { box in
-                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.unknownObject(key: "object") }
+                guard let object = object.flatMap(box.object(for:)) else { throw StateCoderError.invalidHostArgument("an object or coder") }
                 object.finishedRestoringState()
             }
         }
@@ -221,7 +223,8 @@ public enum PluginExport {
     /// Runs a callback body, turning a thrown error into a status and a message for the host.
     private static func run(_ instance: UnsafeMutableRawPointer?, _ body: (PluginInstanceBox) throws -> Void) -> restored_status {
         guard let box = box(instance) else { return RESTORED_ERROR_INVALID_ARGUMENT }
-        defer { box.recycleCoders() }
+        let mark = box.lentBufferCount
+        defer { box.recycleCoders(from: mark) }
         do {
             try body(box)
             return RESTORED_OK

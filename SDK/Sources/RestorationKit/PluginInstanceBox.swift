@@ -56,14 +56,19 @@ final class PluginInstanceBox {
         return StateCoder(host: host, coder: coder, instance: self, buffer: buffer)
     }
 
-    /// Takes back the buffers of the coders lent during the callback that ends.
-    func recycleCoders() {
-        guard !buffersInUse.isEmpty else { return }
-        for buffer in buffersInUse {
+    /// How many coder buffers are lent out now (see ``recycleCoders(from:)``).
+    var lentBufferCount: Int { buffersInUse.count }
+
+    /// Takes back the buffers lent since `mark`: those of the callback that
+    /// ends, not those of a callback it is nested in (the host may call
+    /// describe_object while the plugin is in encode_entries).
+    func recycleCoders(from mark: Int) {
+        guard buffersInUse.count > mark else { return }
+        for buffer in buffersInUse[mark...] {
             buffer.reset()
             if spareBuffers.count < 4 { spareBuffers.append(buffer) }
         }
-        buffersInUse.removeAll(keepingCapacity: true)
+        buffersInUse.removeSubrange(mark...)
     }
 
     /// The path the host passed, in Swift.

@@ -39,7 +39,7 @@ public struct RestorationPath: Hashable, Sendable, CustomStringConvertible {
 
     /// The path of the parent object, or nil for a root.
     public var parent: RestorationPath? {
-        components.isEmpty ? nil : RestorationPath(Array(components.dropLast()))
+        components.count <= 1 ? nil : RestorationPath(Array(components.dropLast()))
     }
 
     /// This path with one more component.

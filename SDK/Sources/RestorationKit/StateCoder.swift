@@ -121,9 +121,10 @@ public struct StateCoder {
         try encode(value.stateValue, forKey: key)
     }
 
-    /// Stores a ``StateValue``.
+    /// Stores a ``StateValue``. When it throws, nothing of it is kept.
     public func encode(_ value: StateValue, forKey key: String) throws {
         let instance = self.instance
+        let mark = buffer.writer.count
         var failure: StateCoderError?
         try write(key) { writer in
             do throws(StateCoderError) {
@@ -132,7 +133,10 @@ public struct StateCoder {
                 failure = error
             }
         }
-        if let failure { throw failure }
+        if let failure {
+            buffer.writer.truncate(to: mark)
+            throw failure
+        }
     }
 
     /// Stores a reference to another restorable object, by its path. An object

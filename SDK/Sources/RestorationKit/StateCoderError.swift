@@ -14,6 +14,9 @@ public enum StateCoderError: Error, Hashable, Sendable, CustomStringConvertible 
     case wrongPhase(String)
     /// The host refused the call with a status code.
     case hostFailure(key: String, status: Int32)
+    /// The host passed an object handle this instance did not give out in
+    /// the current walk, or no coder where one was due.
+    case invalidHostArgument(String)
 
     /// One line: what is wrong and what to do.
     public var description: String {
@@ -32,6 +35,8 @@ public enum StateCoderError: Error, Hashable, Sendable, CustomStringConvertible 
             "\(what) is not allowed at this point of the walk"
         case .hostFailure(let key, let status):
             "the host refused \"\(key)\" (status \(status))"
+        case .invalidHostArgument(let what):
+            "the host passed \(what) that this plugin instance did not give out in this walk; the host is at fault"
         }
     }
 }

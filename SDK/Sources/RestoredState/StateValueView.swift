@@ -44,12 +44,6 @@ public struct StateValueView {
         String(decoding: bytesValue, as: UTF8.self)
     }
 
-    /// The number of elements of an array, dictionary or reference.
-    public func elementCount() throws(StateFormatError) -> Int {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
-        return try Self.readCount(&cursor)
-    }
-
     /// The elements of an `array`.
     public func arrayElements() throws(StateFormatError) -> [StateValueView] {
         var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)

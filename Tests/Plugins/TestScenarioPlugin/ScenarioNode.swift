@@ -32,6 +32,8 @@ final class ScenarioNode: RestorableObject {
     func encodeRestorableState(with coder: StateCoder) throws {
         plugin?.record("encode \(restorationIdentifier ?? "-") \(value)")
         try coder.encode(value, forKey: "value")
+        // A plugin that catches an encode error keeps the rest of its state.
+        _ = try? coder.encode(StateValue.array([.int64(1), .object(nil)]), forKey: "broken")
         // Every object uses the same key: one coder per object keeps them apart (R5).
         try coder.encode("\(value)-k", forKey: "k")
         if payloadSize > 0 { try coder.encode(Data(repeating: 7, count: payloadSize), forKey: "payload") }

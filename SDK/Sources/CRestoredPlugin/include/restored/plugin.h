@@ -290,7 +290,15 @@ typedef struct restored_host_functions {
 
 /**
  * The plugin's descriptor, version 1: what `restored_plugin_v1()` returns.
- * Callbacks marked optional may be NULL.
+ * Callbacks marked optional may be NULL; a host refuses a plugin that lacks
+ * any other (create, destroy, end_walk, should_save_application_state,
+ * list_objects, object_from_restoration_class, registered_object,
+ * describe_object, restore_identity).
+ *
+ * Callbacks may nest in one way: while the plugin is inside encode_value or
+ * encode_entries with a reference to an object outside the preserved tree,
+ * the host calls describe_object and list_objects on the same instance to
+ * save that object by hand (R14).
  */
 typedef struct restored_plugin_descriptor {
     /** RESTORED_PLUGIN_ABI_VERSION. */
@@ -335,7 +343,7 @@ typedef struct restored_plugin_descriptor {
 
     /* Restoration (R7-R12, R15, R16). */
 
-    /** R7: whether to restore. `app_coder` holds the app state and the reserved keys. */
+    /** R7: whether to restore. `app_coder` holds the app state and the reserved keys. Optional: NULL restores. */
     restored_status (*should_restore_application_state)(void *instance, restored_coder *app_coder, bool *result);
     /** R12: shows the saved snapshot until the app is back. Not called when the archive says to ignore it. Optional. */
     restored_status (*present_snapshot)(void *instance, restored_string media_type, const void *data, size_t length);
