@@ -33,6 +33,15 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: file.string))
         }
 
+        /// Restores into a fresh notes app; the directory holds its live files.
+        func restoreIntoFreshApp() throws -> (RestorationReport, RoundTripTests.NotesApp, TemporaryDirectory) {
+            let plugins = try PluginFixture(["ExampleNotesPlugin"])
+            let liveDirectory = try TemporaryDirectory()
+            let notes = try RoundTripTests.NotesApp(in: liveDirectory)
+            let session = try plugins.plugin("org.example.Notes").makeSession(options: notes.options, logger: fixture.log.logger())
+            return (fixture.engine.restore(session), notes, liveDirectory)
+        }
+
         /// Reading after damage gives the previous generation intact, or a clear error: never a wrong tree.
         func expectPreviousOrError(_ what: String) {
             do {
@@ -103,11 +112,8 @@ import Testing
         var newer = generations.currentBytes
         newer[8] = 2  // the format version: written by a newer restored
         try generations.writeCurrent(newer)
-        let plugins = try PluginFixture(["ExampleNotesPlugin"])
-        let liveDirectory = try TemporaryDirectory()
-        let notes = try RoundTripTests.NotesApp(in: liveDirectory)
-        let session = try plugins.plugin("org.example.Notes").makeSession(options: notes.options, logger: generations.fixture.log.logger())
-        let report = generations.fixture.engine.restore(session)
+        let (report, _, liveDirectory) = try generations.restoreIntoFreshApp()
+        defer { withExtendedLifetime(liveDirectory) {} }
         #expect(report.outcome == .restored)
         #expect(report.usedPreviousGeneration)
         let file = generations.fixture.store.file(for: generations.appID, generation: .current)
@@ -123,11 +129,8 @@ import Testing
     func restoreFromPrevious() throws {
         let generations = try TwoGenerations()
         try generations.writeCurrent(Array(generations.currentBytes.dropLast()))
-        let plugins = try PluginFixture(["ExampleNotesPlugin"])
-        let liveDirectory = try TemporaryDirectory()
-        let notes = try RoundTripTests.NotesApp(in: liveDirectory)
-        let session = try plugins.plugin("org.example.Notes").makeSession(options: notes.options, logger: generations.fixture.log.logger())
-        let report = generations.fixture.engine.restore(session)
+        let (report, notes, liveDirectory) = try generations.restoreIntoFreshApp()
+        defer { withExtendedLifetime(liveDirectory) {} }
         #expect(report.outcome == .restored)
         #expect(report.usedPreviousGeneration)
         #expect(report.generation == 1)
