@@ -82,6 +82,23 @@ let package = Package(
             swiftSettings: hotPathSwift
         ),
 
+        .target(
+            name: "RestoredDBus",
+            dependencies: [
+                "CDBus",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "RestoredSystemd",
+            dependencies: [
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+
         // Executables.
         .executableTarget(
             name: "RestoredDemo",
@@ -155,6 +172,22 @@ let package = Package(
         ),
 
         // Tests.
+        .testTarget(
+            name: "RestoredDBusTests",
+            dependencies: [
+                "RestoredDBus",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredSystemdTests",
+            dependencies: [
+                "RestoredSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "RestoredStateTests",
             dependencies: [.product(name: "RestorationKit", package: "SDK")],

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A process a test starts and must stop: spawned with posix_spawn, its
+/// standard output read through a pipe, stopped and reaped by pid.
+final class ChildProcess {
+    let pid: pid_t
+    private let output: Int32
+    private var reaped = false
+
+    /// Starts `path` with `arguments`; standard error goes to `log`.
+    init(_ path: String, _ arguments: [String], log: String) throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ChildProcessError("pipe failed: \(String(cString: strerror(errno)))") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_addclose(&actions, ends[0])
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, path, &actions, nil, argv, environ)
+        close(ends[1])
+        guard status == 0 else {
+            close(ends[0])
+            throw ChildProcessError("cannot start \(path): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        output = ends[0]
+    }
+
+    deinit {
+        stop()
+        close(output)
+    }
+
+    /// The first line the process writes, waiting at most `timeout`.
+    func readLine(timeout: Duration = .seconds(10)) -> String? {
+        var line = [UInt8]()
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 100) >= 0 else { return nil }
+            guard descriptor.revents != 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(output, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+
+    /// Sends SIGTERM, then SIGKILL if it has not exited within two seconds, and reaps it.
+    func stop() {
+        guard !reaped else { return }
+        reaped = true
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(2)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return
+            }
+            usleep(10_000)
+        }
+    }
+}
+
+struct ChildProcessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import RestoredDBus
+import Testing
+
+/// A private `dbus-daemon` for one test, stopped by pid (and its socket
+/// directory removed) when the test ends.
+final class PrivateBus {
+    let address: String
+    let directory: URL
+    private let process: ChildProcess
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("restored-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:dir=\(directory.path)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") else {
+            throw PrivateBusError("dbus-daemon is missing: install the Debian package dbus-daemon (scripts/setup does)")
+        }
+        process = try ChildProcess(
+            "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
+            log: directory.appendingPathComponent("dbus-daemon.log").path
+        )
+        guard let line = process.readLine(), !line.isEmpty else {
+            process.stop()
+            throw PrivateBusError("dbus-daemon printed no address; see \(directory.path)/dbus-daemon.log")
+        }
+        address = line
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Stops the daemon (the test's buses go away with it).
+    func stop() {
+        process.stop()
+    }
+
+    /// Starts a bus on a dispatch thread: starting waits for the daemon's
+    /// address, which must not hold one of the few cooperative threads.
+    static func start() async throws -> PrivateBus {
+        let result: Result<PrivateBus, any Error> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Result { try PrivateBus() }) }
+        }
+        return try result.get()
+    }
+
+    func connect() async throws -> DBusConnection {
+        try await DBusConnection.connect(to: .address(address))
+    }
+}
+
+struct PrivateBusError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
