@@ -91,6 +91,17 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "RestoredDaemon",
+            dependencies: [
+                "RestoredDBus",
+                "RestoredEngine",
+                "RestoredArchive",
+                "RestoredSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "RestoredSystemd",
             dependencies: [
                 "CSystemd",
@@ -172,10 +183,27 @@ let package = Package(
         ),
 
         // Tests.
+        .target(
+            name: "RestoredTestSupport",
+            dependencies: ["RestoredDBus"],
+            path: "Tests/RestoredTestSupport",
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredDaemonTests",
+            dependencies: [
+                "RestoredDaemon",
+                "RestoredDBus",
+                "RestoredTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "RestoredDBusTests",
             dependencies: [
                 "RestoredDBus",
+                "RestoredTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift

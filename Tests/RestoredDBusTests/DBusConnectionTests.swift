@@ -1,5 +1,6 @@
 import Foundation
 import RestoredDBus
+import RestoredTestSupport
 import Testing
 
 /// The D-Bus layer against a real dbus-daemon.

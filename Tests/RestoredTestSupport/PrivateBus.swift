@@ -1,15 +1,16 @@
-import Foundation
-import RestoredDBus
-import Testing
+public import Foundation
+public import RestoredDBus
 
 /// A private `dbus-daemon` for one test, stopped by pid (and its socket
 /// directory removed) when the test ends.
-final class PrivateBus {
-    let address: String
-    let directory: URL
+public final class PrivateBus {
+    /// The bus address.
+    public let address: String
+    /// The directory of its socket and log.
+    public let directory: URL
     private let process: ChildProcess
 
-    init() throws {
+    public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("restored-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
@@ -47,25 +48,27 @@ final class PrivateBus {
     }
 
     /// Stops the daemon (the test's buses go away with it).
-    func stop() {
+    public func stop() {
         process.stop()
     }
 
     /// Starts a bus on a dispatch thread: starting waits for the daemon's
     /// address, which must not hold one of the few cooperative threads.
-    static func start() async throws -> PrivateBus {
+    public static func start() async throws -> PrivateBus {
         let result: Result<PrivateBus, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: Result { try PrivateBus() }) }
         }
         return try result.get()
     }
 
-    func connect() async throws -> DBusConnection {
+    public func connect() async throws -> DBusConnection {
         try await DBusConnection.connect(to: .address(address))
     }
 }
 
-struct PrivateBusError: Error, CustomStringConvertible {
-    let description: String
+/// Why a private bus could not start.
+public struct PrivateBusError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
     init(_ description: String) { self.description = description }
 }

@@ -2,13 +2,15 @@ import Foundation
 
 /// A process a test starts and must stop: spawned with posix_spawn, its
 /// standard output read through a pipe, stopped and reaped by pid.
-final class ChildProcess {
-    let pid: pid_t
+public final class ChildProcess {
+    /// The child's process id.
+    public let pid: Int32
     private let output: Int32
     private var reaped = false
 
-    /// Starts `path` with `arguments`; standard error goes to `log`.
-    init(_ path: String, _ arguments: [String], log: String) throws {
+    /// Starts `path` with `arguments` (and `environment`, or this process's);
+    /// standard error goes to `log`.
+    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil, log: String) throws {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw ChildProcessError("pipe failed: \(String(cString: strerror(errno)))") }
         var actions = posix_spawn_file_actions_t()
@@ -19,8 +21,10 @@ final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp = environment.map { variables in variables.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, path, &actions, nil, argv, environ)
+        let status = envp.map { posix_spawn(&child, path, &actions, nil, argv, $0) } ?? posix_spawn(&child, path, &actions, nil, argv, environ)
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
@@ -36,7 +40,7 @@ final class ChildProcess {
     }
 
     /// The first line the process writes, waiting at most `timeout`.
-    func readLine(timeout: Duration = .seconds(10)) -> String? {
+    public func readLine(timeout: Duration = .seconds(10)) -> String? {
         var line = [UInt8]()
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -52,7 +56,7 @@ final class ChildProcess {
     }
 
     /// Sends SIGTERM, then SIGKILL if it has not exited within two seconds, and reaps it.
-    func stop() {
+    public func stop() {
         guard !reaped else { return }
         reaped = true
         kill(pid, SIGTERM)
@@ -69,7 +73,9 @@ final class ChildProcess {
     }
 }
 
-struct ChildProcessError: Error, CustomStringConvertible {
-    let description: String
+/// Why a child process could not start.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import RestoredDaemon
+import RestoredDBus
+import RestoredTestSupport
+import Testing
+
+/// restored's delay lock against python3-dbusmock's logind on a private bus.
+@Suite struct LogindInhibitorTests {
+    static let lock = ["sleep:shutdown", "restored", "Saving the state of your open apps so they come back as you left them", "delay"]
+
+    @Test("The delay lock shows in ListInhibitors while held; release closes every copy, once")
+    func holdAndRelease() async throws {
+        let fixture = try await Fixture.start()
+        let (logind, inhibitor) = (fixture.logind, fixture.inhibitor)
+
+        try await inhibitor.acquire()
+        #expect(await inhibitor.isHeld)
+        #expect(try await logind.inhibitors() == [Self.lock])
+        try await inhibitor.acquire()  // already held: no second lock
+        #expect(try await logind.inhibitors().count == 1)
+
+        #expect(await inhibitor.release())
+        #expect(await !inhibitor.release())
+        // logind drops the lock once no copy of its descriptor is open.
+        try await Self.eventually { try await logind.inhibitors().isEmpty }
+        #expect(await !inhibitor.isHeld)
+    }
+
+    @Test("PrepareForSleep, PrepareForShutdown and PrepareForShutdownWithMetadata arrive as events")
+    func events() async throws {
+        let fixture = try await Fixture.start()
+        let (logind, inhibitor) = (fixture.logind, fixture.inhibitor)
+        let events = try await inhibitor.events()
+        try await logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
+        try await logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
+        try await logind.emit("PrepareForShutdown", signature: "b", [.boolean(true)])
+        try await logind.emit("PrepareForShutdownWithMetadata", signature: "ba{sv}", [.boolean(true), .properties([("type", .string("reboot"))])])
+        var received: [LogindEvent] = []
+        for await event in events {
+            received.append(event)
+            if received.count == 4 { break }
+        }
+        #expect(received == [.prepareForSleep(true), .prepareForSleep(false), .prepareForShutdown(true), .prepareForShutdown(true)])
+    }
+
+    @Test("The delay budget is InhibitDelayMaxUSec, read at run time, or logind's default")
+    func delayBudget() async throws {
+        let fixture = try await Fixture.start()
+        let (logind, inhibitor) = (fixture.logind, fixture.inhibitor)
+        #expect(await inhibitor.delayBudget() == LogindInhibitor.defaultDelayBudget)
+        try await logind.setProperty("InhibitDelayMaxUSec", .uint64(2_500_000))
+        #expect(await inhibitor.delayBudget() == .milliseconds(2500))
+    }
+
+    @Test("logind going away is reported")
+    func logindVanishes() async throws {
+        let fixture = try await Fixture.start()
+        let (logind, inhibitor) = (fixture.logind, fixture.inhibitor)
+        let events = try await inhibitor.events()
+        logind.stop()
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == .vanished)
+    }
+
+    /// A private system bus with logind's mock, and an inhibitor on it.
+    struct Fixture {
+        let bus: PrivateBus
+        let logind: LogindMock
+        let system: DBusConnection
+        let inhibitor: LogindInhibitor
+
+        static func start() async throws -> Fixture {
+            let bus = try await PrivateBus.start()
+            let logind = try await LogindMock.start(on: bus)
+            let system = try await bus.connect()
+            return Fixture(bus: bus, logind: logind, system: system, inhibitor: LogindInhibitor(connection: system, logger: Logger(label: "test")))
+        }
+    }
+
+    /// Waits until `condition` holds, for at most five seconds.
+    static func eventually(_ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within five seconds")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
