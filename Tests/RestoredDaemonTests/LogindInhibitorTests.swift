@@ -53,6 +53,26 @@ import Testing
         #expect(await inhibitor.delayBudget() == .milliseconds(2500))
     }
 
+    @Test("Retaking the lock after resume retries while logind says the operation is still running")
+    func retakeRetries() async throws {
+        let fixture = try await Fixture.start()
+        try await fixture.logind.refuseInhibit(times: 2)
+        try await fixture.inhibitor.acquireRetrying(attempts: 5, firstDelay: .milliseconds(10))
+        #expect(await fixture.inhibitor.isHeld)
+        #expect(try await fixture.logind.calls(of: "Inhibit") == 3)
+        await fixture.inhibitor.release()
+
+        // Refused more often than it may retry: the error says why.
+        let stubborn = try await Fixture.start()
+        try await stubborn.logind.refuseInhibit(times: 10)
+        await #expect {
+            try await stubborn.inhibitor.acquireRetrying(attempts: 3, firstDelay: .milliseconds(1))
+        } throws: { error in
+            (error as? DBusError)?.name == LogindInhibitor.operationInProgress
+        }
+        #expect(await !stubborn.inhibitor.isHeld)
+    }
+
     @Test("logind going away is reported")
     func logindVanishes() async throws {
         let fixture = try await Fixture.start()

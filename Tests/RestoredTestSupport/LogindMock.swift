@@ -71,6 +71,34 @@ public final class LogindMock {
         )
     }
 
+    /// Makes `Inhibit` refuse `refusals` calls with OperationInProgress, as
+    /// logind does right after resume, then grant locks again (these locks
+    /// do not show in ListInhibitors).
+    public func refuseInhibit(times refusals: Int) async throws {
+        let code = """
+            self.inhibit_refusals = getattr(self, 'inhibit_refusals', \(refusals))
+            if self.inhibit_refusals > 0:
+                self.inhibit_refusals -= 1
+                raise dbus.exceptions.DBusException('The operation inhibition has been requested for is already running', name='org.freedesktop.login1.OperationInProgress')
+            reader, writer = os.pipe()
+            self.granted_locks = getattr(self, 'granted_locks', []) + [reader]
+            ret = dbus.types.UnixFd(writer)
+            os.close(writer)
+            """
+        _ = try await control.call(
+            destination: Self.name, path: Self.path, interface: "org.freedesktop.DBus.Mock", member: "AddMethod",
+            arguments: [.string(Self.interface), .string("Inhibit"), .string("ssss"), .string("h"), .string(code)]
+        )
+    }
+
+    /// How many times a method of the manager was called.
+    public func calls(of method: String) async throws -> Int {
+        let reply = try await control.call(
+            destination: Self.name, path: Self.path, interface: "org.freedesktop.DBus.Mock", member: "GetMethodCalls", arguments: [.string(method)]
+        )
+        return reply.first?.arrayValue?.count ?? 0
+    }
+
     /// Sets a property of the manager, like `InhibitDelayMaxUSec`.
     public func setProperty(_ name: String, _ value: DBusValue) async throws {
         _ = try await control.call(
