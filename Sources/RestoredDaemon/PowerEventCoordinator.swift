@@ -1,0 +1,131 @@
+public import Logging
+import Synchronization
+
+/// Saves before suspend and shutdown within logind's delay budget, and
+/// keeps restored's delay lock held the rest of the time.
+///
+/// On the first `PrepareForSleep(true)`, `PrepareForShutdown(true)` or
+/// `PrepareForShutdownWithMetadata(true)` of a cycle, it runs the save with a
+/// deadline of `InhibitDelayMaxUSec` (read then) minus a margin, and releases
+/// the lock as soon as the save is done or the deadline has passed, whichever
+/// comes first: a save that overruns is reported, never waited for. Later
+/// events of the same cycle (logind sends both shutdown signals) save nothing.
+/// After resume (`PrepareForSleep(false)`), a cancelled shutdown, or a logind
+/// restart, the lock is taken again, retrying while logind is busy.
+public actor PowerEventCoordinator {
+    /// Why a save runs.
+    public enum Trigger: String, Sendable {
+        /// The machine is about to sleep.
+        case sleep
+        /// The machine is about to power off or reboot.
+        case shutdown
+    }
+
+    /// Saves every app, aiming to finish before the deadline.
+    public typealias Save = @Sendable (_ trigger: Trigger, _ deadline: ContinuousClock.Instant) async -> Void
+
+    private let inhibitor: LogindInhibitor
+    private let save: Save
+    private let logger: Logger
+    private var cycle: Trigger?
+
+    /// Creates a coordinator.
+    public init(inhibitor: LogindInhibitor, logger: Logger, save: @escaping Save) {
+        self.inhibitor = inhibitor
+        self.logger = logger
+        self.save = save
+    }
+
+    /// The time kept free before logind's deadline: a fifth of the budget,
+    /// between 250 ms and 2 s.
+    public static func margin(for budget: Duration) -> Duration {
+        min(max(budget / 5, .milliseconds(250)), .seconds(2))
+    }
+
+    /// Takes the lock and handles `events` until they end.
+    public func run(_ events: AsyncStream<LogindEvent>) async {
+        await takeLock()
+        for await event in events { await handle(event) }
+    }
+
+    /// Acts on one event.
+    public func handle(_ event: LogindEvent) async {
+        switch event {
+        case .prepareForSleep(true):
+            await saveOnce(.sleep)
+        case .prepareForShutdown(true):
+            await saveOnce(.shutdown)
+        case .prepareForSleep(false), .prepareForShutdown(false):
+            cycle = nil
+            await takeLock()
+        case .restarted:
+            logger.notice("logind restarted; taking a new delay lock")
+            await inhibitor.forget()
+            cycle = nil
+            await takeLock()
+        case .vanished:
+            logger.warning("logind left the bus: suspend and shutdown cannot wait for saves until it is back")
+            await inhibitor.forget()
+        }
+    }
+
+    private func saveOnce(_ trigger: Trigger) async {
+        guard cycle == nil else {
+            logger.debug("already saved for this \(cycle!.rawValue); \(trigger.rawValue) saves nothing more")
+            return
+        }
+        cycle = trigger
+        let budget = await inhibitor.delayBudget()
+        let start = ContinuousClock.now
+        let deadline = start + budget - Self.margin(for: budget)
+        let finished = await Self.race(deadline: deadline) { [save] in await save(trigger, deadline) }
+        let elapsed = ContinuousClock.now - start
+        if finished {
+            logger.info("saved before \(trigger.rawValue) in \(elapsed); releasing the delay lock")
+        } else {
+            logger.error("the save before \(trigger.rawValue) did not finish within \(budget - Self.margin(for: budget)) (logind allows \(budget)); releasing the delay lock so the machine is not held up")
+        }
+        await inhibitor.release()
+    }
+
+    private func takeLock() async {
+        do {
+            try await inhibitor.acquireRetrying()
+        } catch {
+            logger.warning("cannot take logind's delay lock (\(error)); apps are still saved on logout and periodically")
+        }
+    }
+
+    /// Runs `work` in its own task; returns true if it finished by `deadline`.
+    /// Work still running at the deadline is left to finish on its own.
+    static func race(deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let outcome = RaceOutcome(continuation)
+            Task {
+                await work()
+                outcome.finish(true)
+            }
+            Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                outcome.finish(false)
+            }
+        }
+    }
+}
+
+/// Resumes a race's waiter once, with the first result.
+private final class RaceOutcome: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+
+    init(_ continuation: CheckedContinuation<Bool, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func finish(_ value: Bool) {
+        let waiting = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        waiting?.resume(returning: value)
+    }
+}
