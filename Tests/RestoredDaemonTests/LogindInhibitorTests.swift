@@ -98,12 +98,13 @@ import Testing
         }
     }
 
-    /// Waits until `condition` holds, for at most five seconds.
-    static func eventually(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+    /// Waits until `condition` holds; a generous limit only stops a test that
+    /// would otherwise hang (it is no speed requirement).
+    static func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
         while try await !condition() {
             guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within five seconds")
+                Issue.record("condition not met within \(limit)")
                 return
             }
             try await Task.sleep(for: .milliseconds(20))

@@ -91,13 +91,13 @@ import Testing
 
     @Test("A save slower than the deadline does not keep the lock past it")
     func deadline() async throws {
-        // A 1 s budget leaves a 750 ms deadline; the save takes 5 s.
-        let running = try await Running.start(saveTakes: .seconds(5), budget: 1_000_000)
+        // A 1 s budget leaves a 750 ms deadline; the save takes a minute. No
+        // wall-clock limit is asserted (CI machines are noisy): the order is.
+        let running = try await Running.start(saveTakes: .seconds(60), budget: 1_000_000)
         defer { running.task.cancel() }
-        let start = ContinuousClock.now
         try await running.logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
-        try await LogindInhibitorTests.eventually { try await running.logind.inhibitors().isEmpty }
-        #expect(ContinuousClock.now - start < .seconds(4))
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { try await running.logind.inhibitors().isEmpty }
+        // The lock is gone while the save is still running.
         #expect(running.record.saves == [.sleep])
         #expect(running.record.finishedSaves == 0)
     }
