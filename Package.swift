@@ -29,6 +29,7 @@ let hotPathSwift = strictSwift + [.unsafeFlags(["-enforce-exclusivity=unchecked"
 let package = Package(
     name: "restored",
     products: [
+        .executable(name: "restored", targets: ["Restored"]),
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
@@ -45,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C shims and system libraries.
@@ -98,6 +100,8 @@ let package = Package(
                 "RestoredArchive",
                 "RestoredSystemd",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift
         ),
@@ -111,6 +115,20 @@ let package = Package(
         ),
 
         // Executables.
+        .executableTarget(
+            name: "Restored",
+            dependencies: [
+                "RestoredDaemon",
+                "RestoredEngine",
+                "RestoredArchive",
+                "RestoredSystemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "RestoredDemo",
             dependencies: [
@@ -212,6 +230,7 @@ let package = Package(
             name: "RestoredSystemdTests",
             dependencies: [
                 "RestoredSystemd",
+                "RestoredTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift

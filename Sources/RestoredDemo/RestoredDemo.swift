@@ -37,15 +37,7 @@ struct WalkOptions: ParsableArguments {
     var apps: [String] = []
 
     func appOptions() throws -> [AppID: [String: String]] {
-        var result: [AppID: [String: String]] = [:]
-        for option in options {
-            guard let colon = option.firstIndex(of: ":"), let equals = option[colon...].firstIndex(of: "=") else {
-                throw ValidationError("option \"\(option)\" is not APP-ID:KEY=VALUE")
-            }
-            let appID = try AppID(String(option[..<colon]))
-            result[appID, default: [:]][String(option[option.index(after: colon)..<equals])] = String(option[option.index(after: equals)...])
-        }
-        return result
+        try AppOptions.parse(options)
     }
 
     func environment() -> (store: ArchiveStore, loader: PluginLoader) {

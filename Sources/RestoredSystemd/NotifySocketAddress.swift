@@ -54,7 +54,9 @@ struct NotifySocketAddress: Sendable, Equatable {
         }
     }
 
-    /// Sends `message` as one datagram from a fresh socket, as sd_notify does.
+    /// Sends `message` as one datagram from a fresh socket, as sd_notify does,
+    /// without ever waiting: a service manager that does not read its socket
+    /// (whose queue is full) gets EAGAIN reported, never a hung daemon.
     func send(_ message: [UInt8]) throws(SystemdNotifierError) {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .socketFailed(errno: errno) }
@@ -63,7 +65,7 @@ struct NotifySocketAddress: Sendable, Equatable {
         repeat {
             let sent = message.withUnsafeBytes { bytes in
                 withSocketAddress { address, length in
-                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), address, length)
+                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), address, length)
                 }
             }
             failure = sent < 0 ? errno : 0

@@ -1,5 +1,6 @@
 // SystemdNotifier against a NOTIFY_SOCKET the test listens on.
 
+import RestoredTestSupport
 import Foundation
 import RestoredSystemd
 import Testing
@@ -124,10 +125,31 @@ struct SystemdNotifierTests {
             #expect(notifier.watchdogInterval == .milliseconds(20))
             let loop = Task { try await notifier.runWatchdog() }
             for _ in 0..<3 {
-                #expect(try await listener.receiveOffPool() == "WATCHDOG=1")
+                // A generous guard only: the interval itself is not asserted.
+                #expect(try await listener.receiveOffPool(timeout: 30_000) == "WATCHDOG=1")
             }
             loop.cancel()
             try await loop.value
+        }
+    }
+
+    @Test("A service manager that does not read its socket gets errors, never a hung daemon")
+    func fullQueue() async throws {
+        try await withTemporaryDirectory { directory in
+            let listener = try NotifyListener(path: directory.appending("notify"))
+            defer { listener.close() }
+            let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.address])
+            // A datagram socket queues a few messages (net.unix.max_dgram_qlen):
+            // sending far more without reading must fail fast, not block.
+            var refused = 0
+            for _ in 0..<2_000 {
+                do {
+                    try notifier.watchdog()
+                } catch {
+                    refused += 1
+                }
+            }
+            #expect(refused > 0)
         }
     }
 

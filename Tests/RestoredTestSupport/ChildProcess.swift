@@ -2,11 +2,18 @@ import Foundation
 
 /// A process a test starts and must stop: spawned with posix_spawn, its
 /// standard output read through a pipe, stopped and reaped by pid.
-public final class ChildProcess {
+///
+/// Unchecked Sendable: its mutable state changes only in ``stop()`` and
+/// ``terminate(timeout:)``, which a test calls from one place at a time.
+public final class ChildProcess: @unchecked Sendable {
     /// The child's process id.
     public let pid: Int32
     private let output: Int32
     private var reaped = false
+    /// How the process ended, once stopped: its exit code, or nil after a signal.
+    public private(set) var exitCode: Int32?
+    /// The signal that ended it, if one did.
+    public private(set) var terminationSignal: Int32?
 
     /// Starts `path` with `arguments` (and `environment`, or this process's);
     /// standard error goes to `log`.
@@ -66,10 +73,47 @@ public final class ChildProcess {
             if ContinuousClock.now > deadline {
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
-                return
+                break
             }
             usleep(10_000)
         }
+        record(status)
+    }
+
+    /// Reads a wait status: the low seven bits are the signal, the next byte the exit code.
+    private func record(_ status: Int32) {
+        if status & 0x7F == 0 {
+            exitCode = (status >> 8) & 0xFF
+        } else {
+            terminationSignal = status & 0x7F
+        }
+    }
+
+    /// ``terminate(timeout:)`` on a dispatch thread, so an async test does
+    /// not hold one of the few cooperative threads while the child exits.
+    public func terminated(timeout: Duration = .seconds(30)) async -> Int32? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.terminate(timeout: timeout)) }
+        }
+    }
+
+    /// Sends SIGTERM and waits (up to `timeout`) for the process to exit by
+    /// itself; returns its exit code, or nil if it had to be killed.
+    public func terminate(timeout: Duration = .seconds(30)) -> Int32? {
+        guard !reaped else { return exitCode }
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard ContinuousClock.now < deadline else {
+                stop()
+                return nil
+            }
+            usleep(20_000)
+        }
+        reaped = true
+        record(status)
+        return exitCode
     }
 }
 

@@ -9,25 +9,28 @@ import Glibc
 /// A bound `AF_UNIX` datagram socket that receives what a notifier sends,
 /// like the service manager's notify socket. Built independently of the
 /// module's own address code, so the two check each other.
-final class NotifyListener {
+public final class NotifyListener {
     /// The value to put in `NOTIFY_SOCKET`: the path, or `@name` for an abstract socket.
-    let address: String
+    /// The NOTIFY_SOCKET value that reaches this listener.
+    public let address: String
     private var descriptor: Int32
 
     /// Binds a socket at a filesystem path.
-    convenience init(path: String) throws {
+    /// Listens at a filesystem path.
+    public convenience init(path: String) throws {
         try self.init(address: path, pathBytes: Array(path.utf8) + [0])
     }
 
     /// Binds a socket in the abstract namespace (`@name` in `NOTIFY_SOCKET`).
-    convenience init(abstractName name: String) throws {
+    /// Listens at an abstract socket name.
+    public convenience init(abstractName name: String) throws {
         try self.init(address: "@" + name, pathBytes: [0] + Array(name.utf8))
     }
 
     private init(address: String, pathBytes: [UInt8]) throws {
         self.address = address
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw NotifyListenerError("socket: \(String(cString: strerror(errno)))") }
         var socketAddress = sockaddr_un()
         socketAddress.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: pathBytes) }
@@ -38,14 +41,15 @@ final class NotifyListener {
         guard result == 0 else {
             let message = String(cString: strerror(errno))
             close()
-            throw TestFailure("bind \(address): \(message)")
+            throw NotifyListenerError("bind \(address): \(message)")
         }
     }
 
     deinit { close() }
 
     /// Closes the socket (a filesystem path stays until its directory is removed).
-    func close() {
+    /// Closes the socket.
+    public func close() {
         if descriptor >= 0 {
             _ = Glibc.close(descriptor)
             descriptor = -1
@@ -55,7 +59,7 @@ final class NotifyListener {
     /// The next datagram as text, waiting at most `timeout` milliseconds; nil if none came.
     /// ``receive(timeout:)`` on a dispatch thread, so an async test does not
     /// hold one of the few cooperative threads while it waits.
-    func receiveOffPool(timeout: Int32 = 5_000) async throws -> String? {
+    public func receiveOffPool(timeout: Int32 = 5_000) async throws -> String? {
         let descriptor = self.descriptor
         let result: Result<String?, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
@@ -65,18 +69,26 @@ final class NotifyListener {
         return try result.get()
     }
 
-    func receive(timeout: Int32 = 5_000) throws -> String? {
+    /// The next datagram, or nil after `timeout` milliseconds.
+    public func receive(timeout: Int32 = 5_000) throws -> String? {
         try Self.receive(from: descriptor, timeout: timeout)
     }
 
     private static func receive(from descriptor: Int32, timeout: Int32) throws -> String? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, timeout)
-        guard ready >= 0 else { throw TestFailure("poll: \(String(cString: strerror(errno)))") }
+        guard ready >= 0 else { throw NotifyListenerError("poll: \(String(cString: strerror(errno)))") }
         guard ready == 1 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(descriptor, &buffer, buffer.count, 0)
-        guard count >= 0 else { throw TestFailure("recv: \(String(cString: strerror(errno)))") }
+        guard count >= 0 else { throw NotifyListenerError("recv: \(String(cString: strerror(errno)))") }
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
+}
+
+/// Why the test's notify socket failed.
+public struct NotifyListenerError: Error, CustomStringConvertible {
+    /// What failed.
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

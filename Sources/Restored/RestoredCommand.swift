@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RestoredArchive
+import RestoredDaemon
+import RestoredEngine
+import RestoredSystemd
+import ServiceLifecycle
+import SystemPackage
+
+/// `restored`: the daemon, a systemd user service.
+@main
+struct RestoredCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restored",
+        abstract: "Save your apps' state before suspend, shutdown and logout; restore it at login.",
+        discussion: """
+            Runs in the foreground and logs to the journal (or stderr). Owns org.restored1 on \
+            the session bus; takes logind's delay lock on the system bus when logind is there. \
+            SIGTERM or SIGINT saves every app, then exits. Environment: XDG_STATE_HOME (archives \
+            in $XDG_STATE_HOME/restored), RESTORED_PLUGIN_PATH, DBUS_SESSION_BUS_ADDRESS, \
+            DBUS_SYSTEM_BUS_ADDRESS, NOTIFY_SOCKET, WATCHDOG_USEC.
+            """
+    )
+
+    @Option(name: .customLong("plugin-dir"), help: "A plugin directory; repeat for more (default: the standard search path).")
+    var pluginDirectories: [String] = []
+
+    @Option(name: .customLong("state-dir"), help: "Where archives live (default: $XDG_STATE_HOME/restored).")
+    var stateDirectory: String?
+
+    @Option(name: .customLong("option"), help: ArgumentHelp("An app option, as APP-ID:KEY=VALUE; repeat for more.", valueName: "app:key=value"))
+    var options: [String] = []
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical")
+        }
+        SystemdLogHandler.bootstrap(logLevel: level, environment: environment)
+        let logger = Logger(label: "restored")
+        let configuration = DaemonConfiguration(
+            pluginDirectories: pluginDirectories.isEmpty ? PluginLoader.searchPath(environment: environment) : pluginDirectories.map { FilePath($0) },
+            stateDirectory: stateDirectory.map { FilePath($0) } ?? ArchiveStore.defaultDirectory(environment: environment),
+            appOptions: try AppOptions.parse(options)
+        )
+        let daemon = Daemon(configuration: configuration, logger: logger, environment: environment)
+        // ServiceLifecycle handles no signal unless told: SIGTERM (logout) and SIGINT.
+        let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+    }
+}

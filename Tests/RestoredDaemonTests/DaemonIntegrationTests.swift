@@ -1,0 +1,121 @@
+import Foundation
+import RestoredDBus
+import RestoredTestSupport
+import Testing
+
+/// The `restored` executable on private buses, with logind's mock and the
+/// notes example plugin: suspend, resume, logout (SIGTERM) and the next login.
+@Suite struct DaemonIntegrationTests {
+    /// Everything a daemon run needs, removed with the bus's directory.
+    struct Environment {
+        let bus: PrivateBus
+        let logind: LogindMock
+        let notify: NotifyListener
+        let plugins: String
+        let state: String
+        let notes: String
+
+        static func make() async throws -> Environment {
+            let bus = try await PrivateBus.start()
+            let logind = try await LogindMock.start(on: bus)
+            let root = bus.directory.path
+            let plugins = root + "/plugins", state = root + "/state", notes = root + "/notes"
+            for directory in [plugins, state, notes + "/notes"] {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            try FileManager.default.createSymbolicLink(atPath: plugins + "/libExampleNotesPlugin.so", withDestinationPath: BuildProducts.plugin("ExampleNotesPlugin"))
+            try "a\nb\nc".write(toFile: notes + "/notes/order", atomically: true, encoding: .utf8)
+            try #"{"editorText":"before the reboot","selectedIndices":[2],"editorNoteID":"c"}"#.write(toFile: notes + "/ui.json", atomically: true, encoding: .utf8)
+            let notify = try NotifyListener(path: root + "/notify")
+            return Environment(bus: bus, logind: logind, notify: notify, plugins: plugins, state: state, notes: notes)
+        }
+
+        /// Starts `restored` with these buses, plugins and state.
+        func startDaemon(log: String) throws -> ChildProcess {
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+            environment["NOTIFY_SOCKET"] = notify.address
+            // Pings every 30 s: the test reads its socket only now and then, and
+            // a datagram socket queues few messages.
+            environment["WATCHDOG_USEC"] = "60000000"
+            environment.removeValue(forKey: "JOURNAL_STREAM")
+            return try ChildProcess(
+                BuildProducts.executable("restored"),
+                ["--plugin-dir", plugins, "--state-dir", state, "--option", "org.example.Notes:live-dir=\(notes)", "--log-level", "debug"],
+                environment: environment, log: bus.directory.appendingPathComponent(log).path
+            )
+        }
+
+        /// Waits for a notify message with `field`, collecting the others.
+        func waitForNotify(_ field: String) async throws -> [String] {
+            var seen: [String] = []
+            while let message = try await notify.receiveOffPool(timeout: 20_000) {
+                seen.append(message)
+                if message.split(separator: "\n").contains(where: { $0 == field }) { return seen }
+            }
+            Issue.record("no \(field) from restored; got \(seen); see \(bus.directory.path)")
+            return seen
+        }
+
+        var archive: String { state + "/org.example.Notes/archive" }
+
+        /// The end of a daemon's log, for failure messages.
+        func log(_ name: String) -> String {
+            let text = (try? String(contentsOfFile: bus.directory.appendingPathComponent(name).path, encoding: .utf8)) ?? "(no log)"
+            return String(text.suffix(3000))
+        }
+    }
+
+    @Test("R6, R7, R15: suspend saves and releases the lock, resume retakes it, SIGTERM saves and exits 0, the next login restores")
+    func wholeCycle() async throws {
+        let environment = try await Environment.make()
+        let daemon = try environment.startDaemon(log: "restored-1.log")
+        let ready = try await environment.waitForNotify("READY=1")
+        #expect(ready.last?.contains("STATUS=Watching 1 app") == true)
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors() == [LogindInhibitorTests.lock] }
+
+        // The admin API answers on the session bus.
+        let client = try await environment.bus.connect()
+        defer { client.close() }
+        let apps = try await client.call(
+            destination: "org.restored1", path: "/org/restored1", interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string("org.restored1.Manager"), .string("Apps")]
+        )
+        #expect(apps.first?.unwrapped == .strings(["org.example.Notes"]))
+
+        // Suspend: the archive is written, then the lock goes.
+        try await environment.logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().isEmpty }
+        #expect(FileManager.default.fileExists(atPath: environment.archive))
+        // Resume: the lock is back.
+        try await environment.logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().count == 1 }
+
+        // Logout: SIGTERM saves, says STOPPING=1, exits 0.
+        try #"{"editorText":"typed after resume","selectedIndices":[0],"editorNoteID":"a"}"#
+            .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+        #expect(await daemon.terminated() == 0, "\(environment.log("restored-1.log"))")
+        _ = try await environment.waitForNotify("STOPPING=1")
+
+        // Next login: the app comes back as it was at logout.
+        try FileManager.default.removeItem(atPath: environment.notes + "/ui.json")
+        let again = try environment.startDaemon(log: "restored-2.log")
+        _ = try await environment.waitForNotify("READY=1")
+        let restored = try String(contentsOfFile: environment.notes + "/ui.json", encoding: .utf8)
+        #expect(restored.contains("typed after resume"))
+        #expect(await again.terminated() == 0)
+    }
+
+    @Test("Without logind the daemon runs anyway, says so once, and still saves at SIGTERM")
+    func withoutLogind() async throws {
+        let environment = try await Environment.make()
+        environment.logind.stop()
+        let daemon = try environment.startDaemon(log: "restored.log")
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(await daemon.terminated() == 0)
+        #expect(FileManager.default.fileExists(atPath: environment.archive))
+        let log = try String(contentsOfFile: environment.bus.directory.appendingPathComponent("restored.log").path, encoding: .utf8)
+        #expect(log.components(separatedBy: "logind is not reachable").count == 2)
+    }
+}
