@@ -48,8 +48,14 @@ struct RestoredCommand: AsyncParsableCommand {
             appOptions: try AppOptions.parse(options)
         )
         let daemon = Daemon(configuration: configuration, logger: logger, environment: environment)
-        // ServiceLifecycle handles no signal unless told: SIGTERM (logout) and SIGINT.
-        let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await group.run()
+        // ServiceLifecycle handles no signal unless told: SIGTERM (logout) and
+        // SIGINT. The daemon also ends by itself (the session manager's Stop):
+        // that is a clean end, not a failure.
+        let group = ServiceGroupConfiguration(
+            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        try await ServiceGroup(configuration: group).run()
     }
 }

@@ -10,10 +10,12 @@ public import ServiceLifecycle
 ///
 /// Start: load the plugins, own `org.restored1` on the session bus, restore
 /// every app that has an archive (R7, R15), take logind's delay lock when
-/// logind is on the system bus, then tell systemd it is ready. Running: save
-/// before suspend and shutdown (``PowerEventCoordinator``), answer the
-/// admin API, ping the watchdog. Graceful shutdown (SIGTERM at logout, or
-/// SIGINT): save every app, tell systemd it is stopping, release the lock.
+/// logind is on the system bus, register with the session manager when there
+/// is one, then tell systemd it is ready. Running: save before suspend and
+/// shutdown (``PowerEventCoordinator``) and at the session manager's
+/// EndSession, answer the admin API, ping the watchdog. Graceful shutdown
+/// (SIGTERM at logout, SIGINT, or the session manager's Stop): save every
+/// app, tell systemd it is stopping, release the lock.
 public final class Daemon: Service {
     /// The daemon's bus name.
     public static let busName = "org.restored1"
@@ -26,12 +28,14 @@ public final class Daemon: Service {
     private let logger: Logger
     private let notifier: SystemdNotifier
     private let engine: RestorationEngine
+    private let startupID: String
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
         self.configuration = configuration
         self.logger = logger
         self.notifier = SystemdNotifier(environment: environment)
+        self.startupID = environment["DESKTOP_AUTOSTART_ID"] ?? ""
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
     }
 
@@ -48,12 +52,21 @@ public final class Daemon: Service {
         }
 
         let (inhibitor, power) = await startPowerEvents(hosts)
+        let (stopRequests, stop) = AsyncStream<Void>.makeStream()
+        let logout = await followSessionManager(session, hosts, stop: stop)
         session.export(path: Self.objectPath, interfaces: [managerInterface(hosts: hosts, inhibitor: inhibitor)])
 
         try? notifier.ready(status: "Watching \(hosts.count) app\(hosts.count == 1 ? "" : "s")")
         let watchdog = Task { [notifier] in try? await notifier.runWatchdog() }
 
-        try? await gracefulShutdown()
+        // Until SIGTERM/SIGINT, or the session manager's Stop.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await gracefulShutdown() }
+            group.addTask { for await _ in stopRequests { return } }
+            await group.next()
+            group.cancelAll()
+        }
+        logout?.cancel()
 
         try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
         let saved = await Self.saveAll(hosts, engine: engine)
@@ -98,6 +111,45 @@ public final class Daemon: Service {
             withExtendedLifetime(system) {}
         }
         return (inhibitor, task)
+    }
+
+    /// Registers with the session manager, answers its requests (saving every
+    /// app before answering EndSession) and yields to `stop` on its Stop.
+    /// Nil when there is no session manager: logout then comes as SIGTERM.
+    private func followSessionManager(_ session: DBusConnection, _ hosts: [AppHost], stop: AsyncStream<Void>.Continuation) async -> Task<Void, Never>? {
+        let client = SessionManagerClient(connection: session, startupID: startupID, logger: logger)
+        let requests: AsyncStream<SessionManagerClient.Request>
+        do {
+            guard let stream = try await client.register() else {
+                logger.info("no session manager on the session bus; logout is handled at SIGTERM")
+                return nil
+            }
+            requests = stream
+        } catch {
+            logger.warning("cannot register with the session manager (\(error)); logout is handled at SIGTERM")
+            return nil
+        }
+        let engine = self.engine
+        let logger = self.logger
+        return Task {
+            for await request in requests {
+                switch request {
+                case .queryEndSession:
+                    try? await client.respond()
+                case .endSession:
+                    // The session manager waits ten seconds for the answer.
+                    let finished = await PowerEventCoordinator.race(deadline: .now + .seconds(8)) {
+                        _ = await Self.saveAll(hosts, engine: engine)
+                    }
+                    if !finished { logger.error("saving at logout took longer than 8 s; answering the session manager anyway") }
+                    try? await client.respond()
+                case .cancelEndSession:
+                    logger.info("the session manager called off the logout")
+                case .stop:
+                    stop.yield(())
+                }
+            }
+        }
     }
 
     /// Saves every app concurrently; returns how many were saved.

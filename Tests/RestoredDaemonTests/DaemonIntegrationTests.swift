@@ -107,6 +107,36 @@ import Testing
         #expect(await again.terminated() == 0)
     }
 
+    @Test("Logout through the session manager: QueryEndSession is answered, EndSession saves then answers, Stop ends the daemon")
+    func sessionManagerLogout() async throws {
+        let environment = try await Environment.make()
+        let manager = try await DBusMock.start(
+            name: "org.gnome.SessionManager", arguments: ["--session", "org.gnome.SessionManager", "/org/gnome/SessionManager", "org.gnome.SessionManager"],
+            on: environment.bus, log: "session-manager-mock.log"
+        )
+        let client = "/org/gnome/SessionManager/Client1"
+        try await manager.addMethod(path: "/org/gnome/SessionManager", interface: "org.gnome.SessionManager", name: "RegisterClient", input: "ss", output: "o", code: """
+            if '\(client)' not in objects:
+                self.AddObject('\(client)', 'org.gnome.SessionManager.ClientPrivate', {}, [('EndSessionResponse', 'bs', '', '')])
+            ret = dbus.ObjectPath('\(client)')
+            """)
+        let daemon = try environment.startDaemon(log: "restored.log")
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(try await manager.calls(path: "/org/gnome/SessionManager", method: "RegisterClient") == [[.string("restored"), .string("")]])
+
+        try await manager.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "QueryEndSession", signature: "u", [.uint32(0)])
+        try await LogindInhibitorTests.eventually { try await manager.calls(path: client, method: "EndSessionResponse").count == 1 }
+        #expect(!FileManager.default.fileExists(atPath: environment.archive))
+
+        try await manager.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "EndSession", signature: "u", [.uint32(0)])
+        try await LogindInhibitorTests.eventually { try await manager.calls(path: client, method: "EndSessionResponse").count == 2 }
+        #expect(FileManager.default.fileExists(atPath: environment.archive))
+        #expect(try await manager.calls(path: client, method: "EndSessionResponse").last == [.boolean(true), .string("")])
+
+        try await manager.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "Stop", signature: "", [])
+        #expect(await daemon.exited(timeout: .seconds(20)) == 0, "\(environment.log("restored.log"))")
+    }
+
     @Test("Without logind the daemon runs anyway, says so once, and still saves at SIGTERM")
     func withoutLogind() async throws {
         let environment = try await Environment.make()

@@ -89,6 +89,14 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits (up to `timeout`, off the cooperative pool) for the process to
+    /// exit by itself; returns its exit code, or nil if it had to be killed.
+    public func exited(timeout: Duration = .seconds(30)) async -> Int32? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.wait(timeout: timeout)) }
+        }
+    }
+
     /// ``terminate(timeout:)`` on a dispatch thread, so an async test does
     /// not hold one of the few cooperative threads while the child exits.
     public func terminated(timeout: Duration = .seconds(30)) async -> Int32? {
@@ -102,6 +110,12 @@ public final class ChildProcess: @unchecked Sendable {
     public func terminate(timeout: Duration = .seconds(30)) -> Int32? {
         guard !reaped else { return exitCode }
         kill(pid, SIGTERM)
+        return wait(timeout: timeout)
+    }
+
+    /// Waits for the process to exit, killing it after `timeout`.
+    private func wait(timeout: Duration) -> Int32? {
+        guard !reaped else { return exitCode }
         let deadline = ContinuousClock.now + timeout
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
