@@ -32,11 +32,17 @@ struct RestoredCommand: AsyncParsableCommand {
     @Option(name: .customLong("option"), help: ArgumentHelp("An app option, as APP-ID:KEY=VALUE; repeat for more.", valueName: "app:key=value"))
     var options: [String] = []
 
+    @Option(name: .customLong("autosave-interval"), help: "Seconds between saves of apps whose state changed; 0 turns autosave off.")
+    var autosaveInterval = 300
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        guard autosaveInterval >= 0 else {
+            throw ValidationError("--autosave-interval takes a number of seconds, 0 or more")
+        }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical")
         }
@@ -45,7 +51,8 @@ struct RestoredCommand: AsyncParsableCommand {
         let configuration = DaemonConfiguration(
             pluginDirectories: pluginDirectories.isEmpty ? PluginLoader.searchPath(environment: environment) : pluginDirectories.map { FilePath($0) },
             stateDirectory: stateDirectory.map { FilePath($0) } ?? ArchiveStore.defaultDirectory(environment: environment),
-            appOptions: try AppOptions.parse(options)
+            appOptions: try AppOptions.parse(options),
+            autosaveInterval: autosaveInterval > 0 ? .seconds(autosaveInterval) : nil
         )
         let daemon = Daemon(configuration: configuration, logger: logger, environment: environment)
         // ServiceLifecycle handles no signal unless told: SIGTERM (logout) and

@@ -58,6 +58,9 @@ public final class Daemon: Service {
 
         try? notifier.ready(status: "Watching \(hosts.count) app\(hosts.count == 1 ? "" : "s")")
         let watchdog = Task { [notifier] in try? await notifier.runWatchdog() }
+        let autosave = configuration.autosaveInterval.map { interval in
+            Task { [engine, logger] in await Self.autosave(hosts, every: interval, engine: engine, logger: logger) }
+        }
 
         // Until SIGTERM/SIGINT, or the session manager's Stop.
         await withTaskGroup(of: Void.self) { group in
@@ -67,6 +70,7 @@ public final class Daemon: Service {
             group.cancelAll()
         }
         logout?.cancel()
+        autosave?.cancel()
 
         try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
         let saved = await Self.saveAll(hosts, engine: engine)
@@ -147,6 +151,27 @@ public final class Daemon: Service {
                     logger.info("the session manager called off the logout")
                 case .stop:
                     stop.yield(())
+                }
+            }
+        }
+    }
+
+    /// Every `interval`, saves the apps whose state changed; an idle desktop
+    /// causes no writes.
+    static func autosave(_ hosts: [AppHost], every interval: Duration, engine: RestorationEngine, logger: Logger) async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for host in hosts {
+                    group.addTask {
+                        if await host.autosave(using: engine) == nil {
+                            logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"])
+                        }
+                    }
                 }
             }
         }

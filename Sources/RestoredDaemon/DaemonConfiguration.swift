@@ -14,12 +14,20 @@ public struct DaemonConfiguration: Sendable {
     public var sessionBus: DBusConnection.Bus
     /// The bus where logind is.
     public var systemBus: DBusConnection.Bus
+    /// How often to save apps whose state changed, or nil for never.
+    /// Apps whose state did not change are not written.
+    public var autosaveInterval: Duration?
+
+    /// The default autosave interval: five minutes.
+    public static let defaultAutosaveInterval = Duration.seconds(300)
 
     /// Creates a configuration.
     public init(
         pluginDirectories: [FilePath], stateDirectory: FilePath, appOptions: [AppID: [String: String]] = [:],
-        sessionBus: DBusConnection.Bus = .session, systemBus: DBusConnection.Bus = .system
+        sessionBus: DBusConnection.Bus = .session, systemBus: DBusConnection.Bus = .system,
+        autosaveInterval: Duration? = DaemonConfiguration.defaultAutosaveInterval
     ) {
+        self.autosaveInterval = autosaveInterval
         self.pluginDirectories = pluginDirectories
         self.stateDirectory = stateDirectory
         self.appOptions = appOptions

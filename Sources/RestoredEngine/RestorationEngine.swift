@@ -42,17 +42,22 @@ public struct RestorationEngine: Sendable {
 
     /// Preserves one app: walks its objects and writes its archive.
     public func preserve(_ session: any PluginSession) -> PreservationReport {
-        var (archive, report) = makeArchive(of: session)
-        switch report.outcome {
-        case .declined:
+        let (archive, report) = makeArchive(of: session)
+        return save(archive, report: report)
+    }
+
+    /// Finishes a preservation made with ``makeArchive(of:)``: writes the
+    /// archive, or discards the stale one when the app declined (R6).
+    public func save(_ archive: Archive?, report: PreservationReport) -> PreservationReport {
+        var report = report
+        let appID = report.appID
+        if case .declined = report.outcome {
             // R6: the previous archive is stale.
             do {
-                _ = try store.discard(session.appID)
+                _ = try store.discard(appID)
             } catch {
-                report.issues.append(EngineIssue(appID: session.appID, path: nil, rule: "R6", message: "the stale archive could not be discarded: \(error)"))
+                report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R6", message: "the stale archive could not be discarded: \(error)"))
             }
-        case .saved, .failed:
-            break
         }
         if let archive {
             do {
@@ -61,7 +66,7 @@ public struct RestorationEngine: Sendable {
                 report.archiveBytes = written.byteCount
             } catch {
                 report.outcome = .failed(error.description)
-                report.issues.append(EngineIssue(appID: session.appID, path: nil, message: error.description))
+                report.issues.append(EngineIssue(appID: appID, path: nil, message: error.description))
             }
         }
         log(report)

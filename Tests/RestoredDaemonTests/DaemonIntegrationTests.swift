@@ -31,7 +31,7 @@ import Testing
         }
 
         /// Starts `restored` with these buses, plugins and state.
-        func startDaemon(log: String) throws -> ChildProcess {
+        func startDaemon(log: String, arguments extra: [String] = []) throws -> ChildProcess {
             var environment = ProcessInfo.processInfo.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
@@ -42,7 +42,7 @@ import Testing
             environment.removeValue(forKey: "JOURNAL_STREAM")
             return try ChildProcess(
                 BuildProducts.executable("restored"),
-                ["--plugin-dir", plugins, "--state-dir", state, "--option", "org.example.Notes:live-dir=\(notes)", "--log-level", "debug"],
+                ["--plugin-dir", plugins, "--state-dir", state, "--option", "org.example.Notes:live-dir=\(notes)", "--log-level", "debug"] + extra,
                 environment: environment, log: bus.directory.appendingPathComponent(log).path
             )
         }
@@ -135,6 +135,39 @@ import Testing
 
         try await manager.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "Stop", signature: "", [])
         #expect(await daemon.exited(timeout: .seconds(20)) == 0, "\(environment.log("restored.log"))")
+    }
+
+    @Test("Autosave writes an app's archive only when its state changed")
+    func autosave() async throws {
+        let environment = try await Environment.make()
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "1"])
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { FileManager.default.fileExists(atPath: environment.archive) }
+        let first = try Self.inode(of: environment.archive)
+
+        // Idle: autosave runs, finds nothing changed, writes nothing.
+        try await LogindInhibitorTests.eventually {
+            environment.log("restored.log").components(separatedBy: "autosave: org.example.Notes unchanged").count > 2
+        }
+        #expect(try Self.inode(of: environment.archive) == first)
+
+        // A change is written at the next autosave.
+        try #"{"editorText":"changed while idle"}"#.write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+        try await LogindInhibitorTests.eventually { try Self.inode(of: environment.archive) != first }
+        #expect(await daemon.terminated() == 0)
+    }
+
+    /// A file a test expected is not there.
+    struct MissingFile: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "\(path) does not exist" }
+    }
+
+    /// The inode of a file: a new one each time the store replaces it.
+    static func inode(of path: String) throws -> UInt64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw MissingFile(path: path) }
+        return UInt64(status.st_ino)
     }
 
     @Test("Without logind the daemon runs anyway, says so once, and still saves at SIGTERM")

@@ -90,5 +90,6 @@ public final class NotifyListener {
 public struct NotifyListenerError: Error, CustomStringConvertible {
     /// What failed.
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
 }
