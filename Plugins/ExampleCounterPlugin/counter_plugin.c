@@ -118,7 +118,10 @@ static restored_status report(counter_app *app, restored_object_sink *sink, rest
 }
 
 static restored_status should_save(void *instance, restored_coder *coder, bool *result) {
-    (void)instance; (void)coder;
+    (void)coder;
+    /* The app may have changed since the last save (a daemon saves many
+     * times): read its state now. */
+    load_live_state(instance);
     *result = true;
     return RESTORED_OK;
 }

@@ -99,12 +99,18 @@ import Testing
         let plugins = try PluginFixture(["ExampleCounterPlugin"])
         let fixture = try EngineFixture()
         let live = fixture.directory.path.appending("counter-state")
-        let state = "title=Laps ✓\ngeometry=10,20,300,200\ncount=42\nstep=2\n"
-        try state.write(toFile: live.string, atomically: true, encoding: .utf8)
+        try "title=Laps ✓\ngeometry=10,20,300,200\ncount=42\nstep=2\n".write(toFile: live.string, atomically: true, encoding: .utf8)
         let plugin = try plugins.plugin("org.example.Counter")
         #expect(plugin.displayName == "Counter (C example)")
 
-        let saved = fixture.engine.preserve(try plugin.makeSession(options: ["live-state": live.string], logger: fixture.log.logger()))
+        // One long-lived instance, as in the daemon, saves twice: the second
+        // save sees what changed in between.
+        let running = try plugin.makeSession(options: ["live-state": live.string], logger: fixture.log.logger())
+        _ = fixture.engine.preserve(running)
+        let state = "title=Laps ✓\ngeometry=10,20,300,200\ncount=57\nstep=2\n"
+        try state.write(toFile: live.string, atomically: true, encoding: .utf8)
+        let saved = fixture.engine.preserve(running)
+        #expect(saved.outcome == .saved(generation: 2))
         #expect(saved.savedPaths.map(\.description) == ["Main", "Main/Counter"])
         #expect(saved.hasSnapshot)
         try FileManager.default.removeItem(atPath: live.string)
