@@ -211,8 +211,10 @@ let package = Package(
             name: "RestoredDaemonTests",
             dependencies: [
                 "RestoredDaemon",
+                "RestoredArchive",
                 "RestoredDBus",
                 "RestoredTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift

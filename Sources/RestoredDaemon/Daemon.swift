@@ -41,7 +41,7 @@ public final class Daemon: Service {
 
     /// Runs until graceful shutdown, then saves every app.
     public func run() async throws {
-        let hosts = startPlugins()
+        let (hosts, catalog) = startPlugins()
         let session = try await DBusConnection.connect(to: configuration.sessionBus)
         defer { session.close() }
         try await session.requestName(Self.busName)
@@ -54,7 +54,9 @@ public final class Daemon: Service {
         let (inhibitor, power) = await startPowerEvents(hosts)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
         let logout = await followSessionManager(session, hosts, stop: stop)
-        session.export(path: Self.objectPath, interfaces: [managerInterface(hosts: hosts, inhibitor: inhibitor)])
+        session.export(path: Self.objectPath, interfaces: [
+            AdminInterface(hosts: hosts, catalog: catalog, engine: engine, inhibitor: inhibitor, connection: session).interface,
+        ])
 
         try? notifier.ready(status: "Watching \(hosts.count) app\(hosts.count == 1 ? "" : "s")")
         let watchdog = Task { [notifier] in try? await notifier.runWatchdog() }
@@ -80,7 +82,7 @@ public final class Daemon: Service {
         await inhibitor?.release()
     }
 
-    private func startPlugins() -> [AppHost] {
+    private func startPlugins() -> ([AppHost], PluginCatalog) {
         let catalog = PluginLoader(directories: configuration.pluginDirectories).load(logger: logger)
         var hosts: [AppHost] = []
         for plugin in catalog.plugins {
@@ -90,7 +92,7 @@ public final class Daemon: Service {
                 logger.error("\(plugin.appID): the plugin could not start: \(error)", metadata: ["app": "\(plugin.appID)"])
             }
         }
-        return hosts
+        return (hosts, catalog)
     }
 
     /// Takes logind's delay lock and saves on its events; nil when logind is not there.
@@ -190,21 +192,6 @@ public final class Daemon: Service {
             for await ok in group where ok { saved += 1 }
             return saved
         }
-    }
-
-    /// The admin interface (more methods come with restored-ctl).
-    private func managerInterface(hosts: [AppHost], inhibitor: LogindInhibitor?) -> DBusInterface {
-        let engine = self.engine
-        return DBusInterface(Self.interface, methods: [
-            .init("Save", outputs: [.init("saved", "u")]) { call in
-                try await Self.requireOwnUser(call)
-                return [.uint32(UInt32(await Self.saveAll(hosts, engine: engine)))]
-            },
-        ], properties: [
-            .init("Version", signature: "s", get: { .string(RestoredVersion.string) }),
-            .init("Apps", signature: "as", get: { .strings(hosts.map(\.appID.rawValue)) }),
-            .init("LockHeld", signature: "b", get: { .boolean(await inhibitor?.isHeld ?? false) }),
-        ])
     }
 
     /// Refuses callers that run as another user, even on the session bus.

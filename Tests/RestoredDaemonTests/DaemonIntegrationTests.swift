@@ -1,5 +1,7 @@
 import Foundation
+import RestoredArchive
 import RestoredDBus
+import SystemPackage
 import RestoredTestSupport
 import Testing
 
@@ -135,6 +137,60 @@ import Testing
 
         try await manager.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "Stop", signature: "", [])
         #expect(await daemon.exited(timeout: .seconds(20)) == 0, "\(environment.log("restored.log"))")
+    }
+
+    @Test("The admin API: status, plugins, save, restore, ignore-snapshot, discard, named errors, foreign users refused")
+    func adminAPI() async throws {
+        let environment = try await Environment.make()
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"])
+        _ = try await environment.waitForNotify("READY=1")
+        let client = try await environment.bus.connect()
+        defer { client.close() }
+        func call(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+            try await client.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: member, arguments: arguments)
+        }
+        func errorName(_ member: String, _ arguments: [DBusValue]) async -> String? {
+            do {
+                _ = try await call(member, arguments)
+                return nil
+            } catch {
+                return (error as? DBusError)?.name
+            }
+        }
+
+        let status = try #require(try await call("Status").first?.stringKeyedValue)
+        #expect(status["LockHeld"] == .boolean(true))
+        #expect(status["PluginsLoaded"] == .uint32(1))
+        let plugins = try await call("ListPlugins").first?.arrayValue ?? []
+        #expect(plugins.count == 1)
+
+        let saved = try await client.signals(matching: DBusMatchRule(sender: "org.restored1", interface: "org.restored1.Manager", member: "AppSaved"))
+        #expect(try await call("Save", [.strings([])]) == [.uint32(1)])
+        var savedIterator = saved.makeAsyncIterator()
+        #expect(try await savedIterator.next()?.arguments() == [.string("org.example.Notes"), .uint64(1)])
+        #expect(await errorName("Save", [.strings(["org..bad"])]) == "org.restored1.Error.InvalidAppId")
+        #expect(await errorName("Save", [.strings(["org.example.Nope"])]) == "org.restored1.Error.UnknownApp")
+
+        _ = try await call("SetIgnoreSnapshot", [.string("org.example.Notes"), .boolean(true)])
+        let store = ArchiveStore(directory: FilePath(environment.state))
+        #expect(try store.read(try AppID("org.example.Notes")).archive.ignoresSnapshot)
+        #expect(try await call("Restore", [.strings(["org.example.Notes"]), .boolean(true)]) == [.uint32(1)])
+
+        _ = try await call("Discard", [.string("org.example.Notes")])
+        #expect(!FileManager.default.fileExists(atPath: environment.archive))
+        #expect(await errorName("Discard", [.string("org.example.Notes")]) == "org.restored1.Error.NoArchive")
+        #expect(await errorName("SetIgnoreSnapshot", [.string("org.example.Notes"), .boolean(true)]) == "org.restored1.Error.NoArchive")
+
+        // Another user, on the same bus, is refused.
+        let foreign = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "dbus-send", "--bus=\(environment.bus.address)",
+                                 "--print-reply", "--dest=org.restored1", "/org/restored1", "org.restored1.Manager.Status"],
+            log: environment.bus.directory.appendingPathComponent("foreign.log").path
+        )
+        #expect(await foreign.exited() != 0)
+        let refusal = try String(contentsOfFile: environment.bus.directory.appendingPathComponent("foreign.log").path, encoding: .utf8)
+        #expect(refusal.contains("restored serves only user"), "\(refusal)")
+        #expect(await daemon.terminated() == 0)
     }
 
     @Test("Autosave writes an app's archive only when its state changed")

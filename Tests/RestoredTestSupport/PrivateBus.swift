@@ -22,6 +22,8 @@ public final class PrivateBus {
               <listen>unix:dir=\(directory.path)</listen>
               <auth>EXTERNAL</auth>
               <policy context="default">
+                <!-- Other users may connect, so tests can check that restored refuses them itself. -->
+                <allow user="*"/>
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
                 <allow own="*"/>
