@@ -91,11 +91,13 @@ public final class DBusConnection: Sendable {
             dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         }
         let connection = DBusConnection(loop: loop, uniqueName: name ?? "")
-        loop.filter = { [weak connection] message in
-            connection?.handle(message) ?? false
-        }
-        loop.disconnected = { [weak connection] in
-            connection?.finishSubscriptions()
+        // The loop's callbacks are the loop thread's state: set them there.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.perform { [weak connection] in
+                loop.filter = { message in connection?.handle(message) ?? false }
+                loop.disconnected = { connection?.finishSubscriptions() }
+                continuation.resume()
+            }
         }
         return connection
     }
