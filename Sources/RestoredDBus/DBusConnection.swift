@@ -136,7 +136,11 @@ public final class DBusConnection: Sendable {
                     }
                 }, context, { context in
                     guard let context else { return }
-                    Unmanaged<ReplyBox>.fromOpaque(context).release()
+                    // Freed without a reply (the connection closed): fail the
+                    // call; a box already answered ignores this.
+                    let box = Unmanaged<ReplyBox>.fromOpaque(context)
+                    box.takeUnretainedValue().resume(.failure(DBusError.disconnected("the connection closed before the reply")))
+                    box.release()
                 })
                 dbus_pending_call_unref(pending)
             }
@@ -213,6 +217,10 @@ public final class DBusConnection: Sendable {
     /// or the connection closes.
     public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream<DBusMessage>.makeStream(bufferingPolicy: .unbounded)
+        if state.withLock({ $0.isClosed }) {
+            continuation.finish()
+            return stream
+        }
         let id = state.withLock { state -> Int in
             state.nextSubscription += 1
             state.subscriptions[state.nextSubscription] = Subscription(rule: rule, continuation: continuation)
@@ -230,7 +238,7 @@ public final class DBusConnection: Sendable {
                 let ownerRule = DBusMatchRule(sender: Self.busName, interface: Self.busName, member: "NameOwnerChanged", firstArgument: sender)
                 try await busCall("AddMatch", [.string(ownerRule.description)])
                 let owner = await self.owner(of: sender)
-                state.withLock { $0.owners[sender] = owner }
+                state.withLock { $0.owners[sender] = owner ?? "" }
             }
             try await busCall("AddMatch", [.string(rule.description)])
         } catch {
@@ -272,8 +280,8 @@ public final class DBusConnection: Sendable {
             if message.sender == Self.busName, message.member == "NameOwnerChanged",
                let arguments = try? message.arguments(), arguments.count == 3, let name = arguments[0].stringValue,
                state.owners.keys.contains(name) {
-                let owner = arguments[2].stringValue ?? ""
-                state.owners[name] = owner.isEmpty ? nil : owner
+                // Keep the name (empty: no owner now) so its next owner is followed too.
+                state.owners[name] = arguments[2].stringValue ?? ""
             }
             return state.subscriptions.values.compactMap { subscription in
                 let owner = subscription.rule.sender.flatMap { state.owners[$0] }

@@ -32,7 +32,9 @@ final class DBusEventLoop: @unchecked Sendable {
         }
     }
 
-    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    /// Queued work, and whether the loop has ended (then work runs at once,
+    /// finding no connection).
+    private let jobs = Mutex<(queue: [@Sendable () -> Void], ended: Bool)>(([], false))
     private let wakeDescriptor: Int32
     private let wakeWriter: Int32
     private(set) var connection: OpaquePointer?
@@ -83,8 +85,12 @@ final class DBusEventLoop: @unchecked Sendable {
 
     /// Runs `job` on the loop thread, soon.
     func perform(_ job: @escaping @Sendable () -> Void) {
-        jobs.withLock { $0.append(job) }
-        wake()
+        let queued = jobs.withLock { jobs -> Bool in
+            guard !jobs.ended else { return false }
+            jobs.queue.append(job)
+            return true
+        }
+        if queued { wake() } else { job() }
     }
 
     /// Ends the loop after the jobs already queued; the connection is closed.
@@ -141,9 +147,9 @@ final class DBusEventLoop: @unchecked Sendable {
         guard let connection else { return }
         var reportedDisconnect = false
         while true {
-            let queued = jobs.withLock { queue -> [@Sendable () -> Void] in
-                defer { queue.removeAll() }
-                return queue
+            let queued = jobs.withLock { jobs -> [@Sendable () -> Void] in
+                defer { jobs.queue.removeAll() }
+                return jobs.queue
             }
             for job in queued { job() }
             while dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
@@ -159,6 +165,13 @@ final class DBusEventLoop: @unchecked Sendable {
         self.connection = nil
         watches.removeAll()
         timeouts.removeAll()
+        // Work queued meanwhile, or later, finds no connection and fails at once.
+        let late = jobs.withLock { jobs -> [@Sendable () -> Void] in
+            jobs.ended = true
+            defer { jobs.queue.removeAll() }
+            return jobs.queue
+        }
+        for job in late { job() }
     }
 
     private func poll(_ connection: OpaquePointer) {

@@ -23,6 +23,8 @@ public final class Daemon: Service {
     public static let objectPath = "/org/restored1"
     /// The manager interface.
     public static let interface = "org.restored1.Manager"
+    /// How long the save before stopping may take (restored.service allows 20 s).
+    public static let stopSaveBudget = Duration.seconds(15)
 
     private let configuration: DaemonConfiguration
     private let logger: Logger
@@ -44,6 +46,12 @@ public final class Daemon: Service {
         let (hosts, catalog) = startPlugins()
         let session = try await DBusConnection.connect(to: configuration.sessionBus)
         defer { session.close() }
+        let (inhibitor, power) = await startPowerEvents(hosts)
+        // Serve the object before owning the name: calls queued by D-Bus
+        // activation arrive as soon as the name is ours.
+        session.export(path: Self.objectPath, interfaces: [
+            AdminInterface(hosts: hosts, catalog: catalog, engine: engine, inhibitor: inhibitor, connection: session).interface,
+        ])
         try await session.requestName(Self.busName)
 
         for host in hosts {
@@ -51,12 +59,8 @@ public final class Daemon: Service {
             logger.info("login restore of \(host.appID): \(report.outcome)", metadata: ["app": "\(host.appID)"])
         }
 
-        let (inhibitor, power) = await startPowerEvents(hosts)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
         let logout = await followSessionManager(session, hosts, stop: stop)
-        session.export(path: Self.objectPath, interfaces: [
-            AdminInterface(hosts: hosts, catalog: catalog, engine: engine, inhibitor: inhibitor, connection: session).interface,
-        ])
 
         try? notifier.ready(status: "Watching \(hosts.count) app\(hosts.count == 1 ? "" : "s")")
         let watchdog = Task { [notifier] in try? await notifier.runWatchdog() }
@@ -75,8 +79,15 @@ public final class Daemon: Service {
         autosave?.cancel()
 
         try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
-        let saved = await Self.saveAll(hosts, engine: engine)
-        logger.info("saved \(saved) of \(hosts.count) apps before stopping")
+        // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
+        let finished = await PowerEventCoordinator.race(deadline: .now + Self.stopSaveBudget) { [engine] in
+            _ = await Self.saveAll(hosts, engine: engine)
+        }
+        if finished {
+            logger.info("saved every app before stopping")
+        } else {
+            logger.error("saving before stopping took longer than \(Self.stopSaveBudget); stopping anyway so systemd does not kill restored")
+        }
         power?.cancel()
         watchdog.cancel()
         await inhibitor?.release()

@@ -86,7 +86,9 @@ public actor LogindInhibitor {
     public func delayBudget() async -> Duration {
         let reply = try? await connection.call(
             destination: Self.busName, path: Self.path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-            arguments: [.string(Self.interface), .string("InhibitDelayMaxUSec")]
+            arguments: [.string(Self.interface), .string("InhibitDelayMaxUSec")],
+            // Reading the budget must not use it up.
+            timeout: .milliseconds(500)
         )
         guard let microseconds = reply?.first?.uint64Value, microseconds > 0 else { return Self.defaultDelayBudget }
         return .microseconds(Int64(clamping: microseconds))

@@ -204,6 +204,27 @@ import Testing
         }
     }
 
+    @Test("Closing the connection fails the calls under way and later ones, and ends new subscriptions")
+    func closeWithCallsUnderWay() async throws {
+        let bus = try await PrivateBus.start()
+        let (server, client) = try await Self.pair(on: bus)
+        defer { server.close() }
+        let slow = Task {
+            try await client.call(destination: "org.restored.test", path: Self.path, interface: Self.interface, member: "Sleep", timeout: .seconds(60))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        client.close()
+        await #expect(throws: DBusError.self) { _ = try await slow.value }
+        await #expect(throws: DBusError.self) {
+            _ = try await client.call(destination: "org.restored.test", path: Self.path, interface: Self.interface, member: "Add", arguments: [.int32(1), .int32(1)])
+        }
+        let stream = try? await client.signals(matching: DBusMatchRule(interface: Self.interface))
+        if let stream {
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+        }
+    }
+
     @Test("Connecting to a bus that is not there says which")
     func missingBus() async throws {
         await #expect {

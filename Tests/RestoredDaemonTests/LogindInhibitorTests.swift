@@ -73,6 +73,19 @@ import Testing
         #expect(await !stubborn.inhibitor.isHeld)
     }
 
+    @Test("After logind restarts, the new logind's signals arrive")
+    func logindRestarts() async throws {
+        let fixture = try await Fixture.start()
+        let events = try await fixture.inhibitor.events()
+        var iterator = events.makeAsyncIterator()
+        fixture.logind.stop()
+        #expect(await iterator.next() == .vanished)
+        let again = try await LogindMock.start(on: fixture.bus)
+        #expect(await iterator.next() == .restarted)
+        try await again.emit("PrepareForSleep", signature: "b", [.boolean(true)])
+        #expect(await iterator.next() == .prepareForSleep(true))
+    }
+
     @Test("logind going away is reported")
     func logindVanishes() async throws {
         let fixture = try await Fixture.start()
