@@ -44,7 +44,12 @@ public final class Daemon: Service {
     /// Runs until graceful shutdown, then saves every app.
     public func run() async throws {
         let (hosts, catalog) = startPlugins()
-        let session = try await DBusConnection.connect(to: configuration.sessionBus)
+        let session: DBusConnection
+        do {
+            session = try await DBusConnection.connect(to: configuration.sessionBus)
+        } catch {
+            throw DBusError(name: error.name, message: "\(error.message); restored serves a desktop session: run it inside one (DBUS_SESSION_BUS_ADDRESS), or try scripts/demo")
+        }
         defer { session.close() }
         let (inhibitor, power) = await startPowerEvents(hosts)
         // Serve the object before owning the name: calls queued by D-Bus
