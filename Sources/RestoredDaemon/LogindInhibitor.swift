@@ -76,11 +76,6 @@ public actor LogindInhibitor {
         return lock?.close() ?? false
     }
 
-    /// Forgets a lock that logind no longer knows (logind restarted).
-    public func forget() {
-        release()
-    }
-
     /// How long logind waits for delay locks: `InhibitDelayMaxUSec`, read now,
     /// or ``defaultDelayBudget`` when logind does not say.
     public func delayBudget() async -> Duration {

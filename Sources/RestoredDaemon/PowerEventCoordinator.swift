@@ -60,12 +60,12 @@ public actor PowerEventCoordinator {
             await takeLock()
         case .restarted:
             logger.notice("logind restarted; taking a new delay lock")
-            await inhibitor.forget()
+            await inhibitor.release()
             cycle = nil
             await takeLock()
         case .vanished:
             logger.warning("logind left the bus: suspend and shutdown cannot wait for saves until it is back")
-            await inhibitor.forget()
+            await inhibitor.release()
         }
     }
 
@@ -101,13 +101,15 @@ public actor PowerEventCoordinator {
     static func race(deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             let outcome = RaceOutcome(continuation)
+            let timer = Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                outcome.finish(false)
+            }
             Task {
                 await work()
                 outcome.finish(true)
-            }
-            Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                outcome.finish(false)
+                // No wake-up at the deadline once the work is done.
+                timer.cancel()
             }
         }
     }
