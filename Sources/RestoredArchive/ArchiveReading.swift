@@ -9,11 +9,14 @@ public struct ArchiveReading: Hashable, Sendable {
     /// Problems met on the way, like the current file's checksum mismatch when
     /// `source` is ``ArchiveStore/Generation/previous``. Empty when all was well.
     public var problems: [ArchiveProblem]
+    /// The size of the file read, in bytes.
+    public var byteCount: Int
 
     /// Creates a reading.
-    public init(archive: Archive, source: ArchiveStore.Generation, problems: [ArchiveProblem] = []) {
+    public init(archive: Archive, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = []) {
         self.archive = archive
         self.source = source
+        self.byteCount = byteCount
         self.problems = problems
     }
 }

@@ -193,12 +193,12 @@ public struct ArchiveStore: Sendable {
             throw .noArchive(appID)
         }
         let current = load(file(for: appID, generation: .current), of: appID)
-        if let archive = current.archive {
-            return ArchiveReading(archive: archive, source: .current)
+        if case .archive(let archive, let size) = current {
+            return ArchiveReading(archive: archive, source: .current, byteCount: size)
         }
         let previous = load(file(for: appID, generation: .previous), of: appID)
-        if let archive = previous.archive {
-            return ArchiveReading(archive: archive, source: .previous, problems: current.problem.map { [$0] } ?? [])
+        if case .archive(let archive, let size) = previous {
+            return ArchiveReading(archive: archive, source: .previous, byteCount: size, problems: current.problem.map { [$0] } ?? [])
         }
         if current.isAbsent && previous.isAbsent {
             throw .noArchive(appID)

@@ -106,6 +106,26 @@ public indirect enum DBusValue: Sendable, Hashable {
         }
     }
 
+    /// Any integer that fits in Int64, or nil.
+    public var int64Value: Int64? {
+        switch self {
+        case .int16(let number): Int64(number)
+        case .int32(let number): Int64(number)
+        case .int64(let number): number
+        case .variant(let inner): inner.int64Value
+        default: uint64Value.flatMap { Int64(exactly: $0) }
+        }
+    }
+
+    /// The fields of a structure, or nil.
+    public var structureValue: [DBusValue]? {
+        switch self {
+        case .structure(let fields): fields
+        case .variant(let inner): inner.structureValue
+        default: nil
+        }
+    }
+
     /// The elements of an array, or nil.
     public var arrayValue: [DBusValue]? {
         switch self {

@@ -5,6 +5,7 @@ import RestoredDBus
 import RestoredEngine
 import RestoredSystemd
 public import ServiceLifecycle
+import Synchronization
 
 /// The restored daemon, as a service of a `ServiceGroup`.
 ///
@@ -26,11 +27,22 @@ public final class Daemon: Service {
     /// How long the save before stopping may take (restored.service allows 20 s).
     public static let stopSaveBudget = Duration.seconds(15)
 
+    /// How long the login restore may hold up READY; apps still restoring
+    /// then are named and finish in the background.
+    public static let loginRestoreBudget = Duration.seconds(10)
+    /// A save at logout that recent is trusted at the stop that follows:
+    /// the apps may have quit since, and saving again could write less.
+    public static let logoutSaveTrust = Duration.seconds(60)
+
     private let configuration: DaemonConfiguration
     private let logger: Logger
     private let notifier: SystemdNotifier
     private let engine: RestorationEngine
     private let startupID: String
+    private let state = DaemonState()
+    /// When the session manager's EndSession was saved; cleared by CancelEndSession.
+    private let logoutSave = Mutex<ContinuousClock.Instant?>(nil)
+    private let registry: AppRegistry
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -39,11 +51,14 @@ public final class Daemon: Service {
         self.notifier = SystemdNotifier(environment: environment)
         self.startupID = environment["DESKTOP_AUTOSTART_ID"] ?? ""
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
+        self.registry = AppRegistry(
+            loader: PluginLoader(directories: configuration.pluginDirectories), options: configuration.appOptions, logger: logger
+        )
     }
 
     /// Runs until graceful shutdown, then saves every app.
     public func run() async throws {
-        let (hosts, catalog) = startPlugins()
+        registry.reload()
         let session: DBusConnection
         do {
             session = try await DBusConnection.connect(to: configuration.sessionBus)
@@ -51,26 +66,29 @@ public final class Daemon: Service {
             throw DBusError(name: error.name, message: "\(error.message); restored serves a desktop session: run it inside one (DBUS_SESSION_BUS_ADDRESS), or try scripts/demo")
         }
         defer { session.close() }
-        let (inhibitor, power) = await startPowerEvents(hosts)
+        registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
+        let (inhibitor, power) = await startPowerEvents()
         // Serve the object before owning the name: calls queued by D-Bus
         // activation arrive as soon as the name is ours.
-        session.export(path: Self.objectPath, interfaces: [
-            AdminInterface(hosts: hosts, catalog: catalog, engine: engine, inhibitor: inhibitor, connection: session).interface,
-        ])
+        let admin = AdminInterface(daemon: self, inhibitor: inhibitor, connection: session)
+        session.export(path: Self.objectPath, interfaces: [admin.interface])
+        await inhibitor?.observeHeld { held in
+            try? session.emitPropertiesChanged(path: Self.objectPath, interface: Self.interface, changed: [("LockHeld", .boolean(held))])
+        }
         try await session.requestName(Self.busName)
 
-        for host in hosts {
-            let report = await host.restore(using: engine, mode: .automatic)
-            logger.info("login restore of \(host.appID): \(report.outcome)", metadata: ["app": "\(host.appID)"])
-        }
+        state.phase = .restoring
+        await restoreAtLogin()
+        state.phase = .running
 
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
-        let logout = await followSessionManager(session, hosts, stop: stop)
+        let logout = await followSessionManager(session, stop: stop)
 
-        try? notifier.ready(status: "Watching \(hosts.count) app\(hosts.count == 1 ? "" : "s")")
+        let count = registry.hosts.count
+        try? notifier.ready(status: "Watching \(count) app\(count == 1 ? "" : "s")")
         let watchdog = Task { [notifier] in try? await notifier.runWatchdog() }
         let autosave = configuration.autosaveInterval.map { interval in
-            Task { [engine, logger] in await Self.autosave(hosts, every: interval, engine: engine, logger: logger) }
+            Task { await self.autosave(every: interval) }
         }
 
         // Until SIGTERM/SIGINT, or the session manager's Stop.
@@ -82,37 +100,64 @@ public final class Daemon: Service {
         }
         logout?.cancel()
         autosave?.cancel()
-
-        try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
-        // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
-        let finished = await PowerEventCoordinator.race(deadline: .now + Self.stopSaveBudget) { [engine] in
-            _ = await Self.saveAll(hosts, engine: engine)
-        }
-        if finished {
-            logger.info("saved every app before stopping")
-        } else {
-            logger.error("saving before stopping took longer than \(Self.stopSaveBudget); stopping anyway so systemd does not kill restored")
-        }
+        await saveBeforeStopping()
         power?.cancel()
         watchdog.cancel()
         await inhibitor?.release()
     }
 
-    private func startPlugins() -> ([AppHost], PluginCatalog) {
-        let catalog = PluginLoader(directories: configuration.pluginDirectories).load(logger: logger)
-        var hosts: [AppHost] = []
-        for plugin in catalog.plugins {
-            do {
-                hosts.append(try AppHost(plugin: plugin, options: configuration.appOptions[plugin.appID] ?? [:], logger: logger))
-            } catch {
-                logger.error("\(plugin.appID): the plugin could not start: \(error)", metadata: ["app": "\(plugin.appID)"])
+    /// The save at SIGTERM, SIGINT or Stop, inside systemd's stop timeout.
+    /// Apps saved at the session manager's EndSession moments ago are not
+    /// saved again: they may have quit since.
+    private func saveBeforeStopping() async {
+        state.phase = .stopping
+        var remaining = registry.hosts
+        if let saved = logoutSave.withLock({ $0 }), ContinuousClock.now - saved < Self.logoutSaveTrust {
+            let trusted = remaining.filter { host in
+                guard let last = host.lastActivity else { return false }
+                return last.action == .save && last.trigger == .logout && last.outcome != "failed"
+            }
+            if !trusted.isEmpty {
+                logger.info("not saving \(trusted.map(\.appID.rawValue).joined(separator: ", ")) again: saved at logout moments ago")
+            }
+            remaining.removeAll { host in trusted.contains { $0 === host } }
+        }
+        let hosts = remaining
+        try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
+        // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
+        let finished = await PowerEventCoordinator.race(deadline: .now + Self.stopSaveBudget) {
+            await self.saveAll(hosts, trigger: .stop)
+        }
+        if finished {
+            logger.info("saved every app before stopping")
+        } else {
+            logger.error("saving before stopping took longer than \(Self.stopSaveBudget); stopping anyway so systemd does not kill restored; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
+        }
+    }
+
+    /// Restores every app concurrently (R7, R15), each reporting its result;
+    /// returns when all are done or ``loginRestoreBudget`` has passed.
+    private func restoreAtLogin() async {
+        let hosts = registry.hosts
+        let finished = await PowerEventCoordinator.race(deadline: .now + Self.loginRestoreBudget) { [engine, logger] in
+            await withTaskGroup(of: Void.self) { group in
+                for host in hosts {
+                    group.addTask {
+                        let report = await host.restore(using: engine, mode: .automatic, trigger: .login)
+                        let activity = AppActivity(report, trigger: .login)
+                        logger.log(level: activity.isFailure ? .warning : .info, "\(host.appID): \(activity.summary)", metadata: ["app": "\(host.appID)"])
+                    }
+                }
             }
         }
-        return (hosts, catalog)
+        if !finished {
+            let late = hosts.filter(\.isRestoring).map(\.appID.rawValue)
+            logger.warning("still restoring after \(Self.loginRestoreBudget): \(late.joined(separator: ", ")); starting anyway, they finish in the background")
+        }
     }
 
     /// Takes logind's delay lock and saves on its events; nil when logind is not there.
-    private func startPowerEvents(_ hosts: [AppHost]) async -> (LogindInhibitor?, Task<Void, Never>?) {
+    private func startPowerEvents() async -> (LogindInhibitor?, Task<Void, Never>?) {
         guard let system = try? await DBusConnection.connect(to: configuration.systemBus),
               await system.owner(of: LogindInhibitor.busName) != nil
         else {
@@ -120,14 +165,15 @@ public final class Daemon: Service {
             return (nil, nil)
         }
         let inhibitor = LogindInhibitor(connection: system, logger: logger)
-        let engine = self.engine
-        let coordinator = PowerEventCoordinator(inhibitor: inhibitor, logger: logger) { _, _ in
-            _ = await Self.saveAll(hosts, engine: engine)
+        let registry = self.registry
+        let coordinator = PowerEventCoordinator(inhibitor: inhibitor, logger: logger, unfinished: { Self.unfinished(registry.hosts) }) { trigger, _ in
+            await self.saveAll(registry.hosts, trigger: trigger)
         }
         guard let events = try? await inhibitor.events() else {
             logger.warning("cannot follow logind's signals; nothing is saved at suspend or shutdown")
             return (nil, nil)
         }
+        state.logindReachable = true
         let task = Task {
             await coordinator.run(events)
             withExtendedLifetime(system) {}
@@ -138,7 +184,7 @@ public final class Daemon: Service {
     /// Registers with the session manager, answers its requests (saving every
     /// app before answering EndSession) and yields to `stop` on its Stop.
     /// Nil when there is no session manager: logout then comes as SIGTERM.
-    private func followSessionManager(_ session: DBusConnection, _ hosts: [AppHost], stop: AsyncStream<Void>.Continuation) async -> Task<Void, Never>? {
+    private func followSessionManager(_ session: DBusConnection, stop: AsyncStream<Void>.Continuation) async -> Task<Void, Never>? {
         let client = SessionManagerClient(connection: session, startupID: startupID, logger: logger)
         let requests: AsyncStream<SessionManagerClient.Request>
         do {
@@ -151,7 +197,7 @@ public final class Daemon: Service {
             logger.warning("cannot register with the session manager (\(error)); logout is handled at SIGTERM")
             return nil
         }
-        let engine = self.engine
+        state.sessionManagerRegistered = true
         let logger = self.logger
         return Task {
             for await request in requests {
@@ -160,12 +206,18 @@ public final class Daemon: Service {
                     try? await client.respond()
                 case .endSession:
                     // The session manager waits ten seconds for the answer.
+                    let hosts = self.registry.hosts
                     let finished = await PowerEventCoordinator.race(deadline: .now + .seconds(8)) {
-                        _ = await Self.saveAll(hosts, engine: engine)
+                        await self.saveAll(hosts, trigger: .logout)
                     }
-                    if !finished { logger.error("saving at logout took longer than 8 s; answering the session manager anyway") }
+                    if finished {
+                        self.logoutSave.withLock { $0 = .now }
+                    } else {
+                        logger.error("saving at logout took longer than 8 s; answering the session manager anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
+                    }
                     try? await client.respond()
                 case .cancelEndSession:
+                    self.logoutSave.withLock { $0 = nil }
                     logger.info("the session manager called off the logout")
                 case .stop:
                     stop.yield(())
@@ -175,8 +227,8 @@ public final class Daemon: Service {
     }
 
     /// Every `interval`, saves the apps whose state changed; an idle desktop
-    /// causes no writes.
-    static func autosave(_ hosts: [AppHost], every interval: Duration, engine: RestorationEngine, logger: Logger) async {
+    /// causes no writes. Apps with a save under way are left to it.
+    private func autosave(every interval: Duration) async {
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: interval)
@@ -184,8 +236,8 @@ public final class Daemon: Service {
                 return
             }
             await withTaskGroup(of: Void.self) { group in
-                for host in hosts {
-                    group.addTask {
+                for host in registry.hosts where host.saveInProgress == nil {
+                    group.addTask { [engine, logger] in
                         if await host.autosave(using: engine) == nil {
                             logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"])
                         }
@@ -195,20 +247,35 @@ public final class Daemon: Service {
         }
     }
 
-    /// Saves every app concurrently; returns how many were saved.
-    static func saveAll(_ hosts: [AppHost], engine: RestorationEngine) async -> Int {
-        await withTaskGroup(of: Bool.self) { group in
+    /// Saves `hosts` concurrently and records the round for `Status`.
+    @discardableResult
+    func saveAll(_ hosts: [AppHost], trigger: ActivityTrigger) async -> [PreservationReport] {
+        let previous = state.phase
+        if previous == .running { state.phase = .saving }
+        let reports = await withTaskGroup(of: PreservationReport.self) { [engine] group in
             for host in hosts {
-                group.addTask {
-                    if case .saved = await host.preserve(using: engine).outcome { return true }
-                    return false
-                }
+                group.addTask { await host.preserve(using: engine, trigger: trigger) }
             }
-            var saved = 0
-            for await ok in group where ok { saved += 1 }
-            return saved
+            return await group.reduce(into: []) { $0.append($1) }
         }
+        let saved = reports.filter { if case .saved = $0.outcome { true } else { false } }.count
+        let failed = reports.filter { if case .failed = $0.outcome { true } else { false } }.count
+        state.lastSave = DaemonState.SaveRound(trigger: trigger, time: Date(), saved: saved, failed: failed)
+        if previous == .running { state.phase = .running }
+        return reports
     }
+
+    /// The apps of `hosts` with a save under way.
+    static func unfinished(_ hosts: [AppHost]) -> [String] {
+        hosts.filter { $0.saveInProgress != nil }.map(\.appID.rawValue)
+    }
+
+    /// The plugins and app hosts.
+    var apps: AppRegistry { registry }
+    /// What the daemon is doing.
+    var status: DaemonState { state }
+    /// The engine every save and restore goes through.
+    var restorationEngine: RestorationEngine { engine }
 
     /// Refuses callers that run as another user, even on the session bus.
     static func requireOwnUser(_ call: DBusMethodCall) async throws {

@@ -24,6 +24,7 @@ public actor LogindInhibitor {
     private let why: String
     private let logger: Logger
     private var lock: DBusFileDescriptor?
+    private var heldObserver: (@Sendable (Bool) -> Void)?
 
     /// Creates the inhibitor on a system-bus connection.
     public init(
@@ -39,6 +40,11 @@ public actor LogindInhibitor {
     /// Whether the lock is held.
     public var isHeld: Bool { lock?.isOpen == true }
 
+    /// Calls `observer` each time the lock is taken (true) or released (false).
+    public func observeHeld(_ observer: @escaping @Sendable (Bool) -> Void) {
+        heldObserver = observer
+    }
+
     /// Takes the lock unless it is held.
     public func acquire() async throws(DBusError) {
         guard !isHeld else { return }
@@ -51,6 +57,7 @@ public actor LogindInhibitor {
         }
         lock = descriptor
         logger.debug("holding logind's delay lock for sleep and shutdown")
+        heldObserver?(true)
     }
 
     /// Takes the lock, retrying with doubling delays while logind answers that
@@ -73,7 +80,9 @@ public actor LogindInhibitor {
     @discardableResult
     public func release() -> Bool {
         defer { lock = nil }
-        return lock?.close() ?? false
+        let released = lock?.close() ?? false
+        if released { heldObserver?(false) }
+        return released
     }
 
     /// How long logind waits for delay locks: `InhibitDelayMaxUSec`, read now,

@@ -13,26 +13,22 @@ import Synchronization
 /// After resume (`PrepareForSleep(false)`), a cancelled shutdown, or a logind
 /// restart, the lock is taken again, retrying while logind is busy.
 public actor PowerEventCoordinator {
-    /// Why a save runs.
-    public enum Trigger: String, Sendable {
-        /// The machine is about to sleep.
-        case sleep
-        /// The machine is about to power off or reboot.
-        case shutdown
-    }
-
-    /// Saves every app, aiming to finish before the deadline.
-    public typealias Save = @Sendable (_ trigger: Trigger, _ deadline: ContinuousClock.Instant) async -> Void
+    /// Saves every app, aiming to finish before the deadline; the trigger
+    /// is ``ActivityTrigger/sleep`` or ``ActivityTrigger/shutdown``.
+    public typealias Save = @Sendable (_ trigger: ActivityTrigger, _ deadline: ContinuousClock.Instant) async -> Void
 
     private let inhibitor: LogindInhibitor
     private let save: Save
+    private let unfinished: @Sendable () -> [String]
     private let logger: Logger
-    private var cycle: Trigger?
+    private var cycle: ActivityTrigger?
 
-    /// Creates a coordinator.
-    public init(inhibitor: LogindInhibitor, logger: Logger, save: @escaping Save) {
+    /// Creates a coordinator; `unfinished` names the apps still saving, for
+    /// the report when the deadline passes.
+    public init(inhibitor: LogindInhibitor, logger: Logger, unfinished: @escaping @Sendable () -> [String] = { [] }, save: @escaping Save) {
         self.inhibitor = inhibitor
         self.logger = logger
+        self.unfinished = unfinished
         self.save = save
     }
 
@@ -69,7 +65,7 @@ public actor PowerEventCoordinator {
         }
     }
 
-    private func saveOnce(_ trigger: Trigger) async {
+    private func saveOnce(_ trigger: ActivityTrigger) async {
         guard cycle == nil else {
             logger.debug("already saved for this \(cycle!.rawValue); \(trigger.rawValue) saves nothing more")
             return
@@ -83,7 +79,9 @@ public actor PowerEventCoordinator {
         if finished {
             logger.info("saved before \(trigger.rawValue) in \(elapsed); releasing the delay lock")
         } else {
-            logger.error("the save before \(trigger.rawValue) did not finish within \(budget - Self.margin(for: budget)) (logind allows \(budget)); releasing the delay lock so the machine is not held up")
+            let late = unfinished()
+            let names = late.isEmpty ? "" : ": \(late.joined(separator: ", ")) not saved in time (their archives from before are kept)"
+            logger.error("the save before \(trigger.rawValue) did not finish within \(budget - Self.margin(for: budget)) (logind allows \(budget)); releasing the delay lock so the machine is not held up\(names)")
         }
         await inhibitor.release()
     }

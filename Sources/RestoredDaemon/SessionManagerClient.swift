@@ -50,17 +50,19 @@ public actor SessionManagerClient {
     /// when there is no session manager on the bus.
     public func register() async throws(DBusError) -> AsyncStream<Request>? {
         guard await connection.owner(of: Self.busName) != nil else { return nil }
+        // Match before registering: a QueryEndSession sent right after the
+        // reply must not be missed. Our object's path is known only then.
+        let signals = try await connection.signals(matching: DBusMatchRule(sender: Self.busName, interface: Self.clientInterface))
         let reply = try await connection.call(
             destination: Self.busName, path: Self.path, interface: Self.interface, member: "RegisterClient",
             arguments: [.string(appID), .string(startupID)]
         )
         guard let path = reply.first?.stringValue else { throw DBusError.failed("RegisterClient returned no client path") }
         clientPath = path
-        let signals = try await connection.signals(matching: DBusMatchRule(sender: Self.busName, path: path, interface: Self.clientInterface))
         logger.info("registered with the session manager as \(path)")
         return AsyncStream { continuation in
             let task = Task {
-                for await signal in signals {
+                for await signal in signals where signal.path == path {
                     switch signal.member {
                     case "QueryEndSession": continuation.yield(.queryEndSession)
                     case "EndSession": continuation.yield(.endSession)

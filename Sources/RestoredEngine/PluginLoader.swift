@@ -63,6 +63,15 @@ public struct PluginLoader: Sendable {
 
     /// Loads every plugin found.
     public func load(logger: Logger) -> PluginCatalog {
+        load(keeping: PluginCatalog(), logger: logger)
+    }
+
+    /// Scans the directories again: a plugin of `previous` whose file is
+    /// still there is kept as it is (a loaded image is never loaded twice
+    /// nor unloaded, so a new build at the same path needs a restart of
+    /// restored), new files are loaded and checked, files refused before are
+    /// checked again, and plugins whose file is gone are left out.
+    public func load(keeping previous: PluginCatalog, logger: Logger) -> PluginCatalog {
         loadSDKRuntime(logger: logger)
         var catalog = PluginCatalog()
         for directory in directories {
@@ -75,6 +84,14 @@ public struct PluginLoader: Sendable {
             }
             for name in files {
                 let file = directory.appending(name)
+                if let kept = previous.plugins.first(where: { $0.file == file }) {
+                    if let first = catalog.plugin(for: kept.appID) {
+                        catalog.refusals.append(PluginRefusal(file: file, reason: .duplicateAppID(kept.appID.rawValue, loadedFrom: first.file)))
+                    } else {
+                        catalog.plugins.append(kept)
+                    }
+                    continue
+                }
                 switch loadPlugin(at: file, catalog: catalog) {
                 case .success(let plugin):
                     catalog.plugins.append(plugin)

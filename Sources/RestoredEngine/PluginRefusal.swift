@@ -22,6 +22,8 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case duplicateAppID(String, loadedFrom: FilePath)
         /// The file or its directory can be written by other users.
         case insecurePermissions(FilePath, mode: UInt32, owner: UInt32)
+        /// The plugin loaded, but its `create` callback failed.
+        case startFailed(String)
     }
 
     /// The plugin file.
@@ -47,6 +49,7 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case .invalidAppID: "invalid-app-id"
         case .duplicateAppID: "duplicate-app-id"
         case .insecurePermissions: "insecure-permissions"
+        case .startFailed: "start-failed"
         }
     }
 
@@ -75,6 +78,8 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
                 ? "give it to you or to root (chown), and run chmod go-w \(path.string)"
                 : "run chmod go-w \(path.string)"
             return "refused plugin \(name): \(path.string) (mode \(String(mode & 0o7777, radix: 8)), owner uid \(owner)) can be written by other users; \(remedy)"
+        case .startFailed(let error):
+            return "refused plugin \(name): it loaded but could not start (\(error)); see the plugin's documentation or its author"
         }
     }
 }

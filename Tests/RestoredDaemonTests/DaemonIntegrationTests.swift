@@ -33,7 +33,7 @@ import Testing
         }
 
         /// Starts `restored` with these buses, plugins and state.
-        func startDaemon(log: String, arguments extra: [String] = []) throws -> ChildProcess {
+        func startDaemon(log: String, arguments extra: [String] = [], environment overrides: [String: String] = [:]) throws -> ChildProcess {
             var environment = ProcessInfo.processInfo.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
@@ -42,6 +42,7 @@ import Testing
             // a datagram socket queues few messages.
             environment["WATCHDOG_USEC"] = "60000000"
             environment.removeValue(forKey: "JOURNAL_STREAM")
+            environment.merge(overrides) { _, new in new }
             return try ChildProcess(
                 BuildProducts.executable("restored"),
                 ["--plugin-dir", plugins, "--state-dir", state, "--option", "org.example.Notes:live-dir=\(notes)", "--log-level", "debug"] + extra,
@@ -61,6 +62,16 @@ import Testing
         }
 
         var archive: String { state + "/org.example.Notes/archive" }
+
+        /// Puts the built plugin `product` in the plugin directory.
+        func addPlugin(_ product: String) throws {
+            try FileManager.default.createSymbolicLink(atPath: plugins + "/lib\(product).so", withDestinationPath: BuildProducts.plugin(product))
+        }
+
+        /// A client of the admin API on the session bus.
+        func admin() async throws -> AdminClient {
+            AdminClient(connection: try await bus.connect())
+        }
 
         /// The end of a daemon's log, for failure messages.
         func log(_ name: String) -> String {
@@ -144,19 +155,11 @@ import Testing
         let environment = try await Environment.make()
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"])
         _ = try await environment.waitForNotify("READY=1")
-        let client = try await environment.bus.connect()
-        defer { client.close() }
-        func call(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-            try await client.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: member, arguments: arguments)
-        }
-        func errorName(_ member: String, _ arguments: [DBusValue]) async -> String? {
-            do {
-                _ = try await call(member, arguments)
-                return nil
-            } catch {
-                return (error as? DBusError)?.name
-            }
-        }
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        let client = admin.connection
+        func call(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] { try await admin.call(member, arguments) }
+        func errorName(_ member: String, _ arguments: [DBusValue]) async -> String? { await admin.errorName(member, arguments) }
 
         let status = try #require(try await call("Status").first?.stringKeyedValue)
         #expect(status["LockHeld"] == .boolean(true))
@@ -167,7 +170,7 @@ import Testing
         let saved = try await client.signals(matching: DBusMatchRule(sender: "org.restored1", interface: "org.restored1.Manager", member: "AppSaved"))
         #expect(try await call("Save", [.strings([])]) == [.uint32(1)])
         var savedIterator = saved.makeAsyncIterator()
-        #expect(try await savedIterator.next()?.arguments() == [.string("org.example.Notes"), .uint64(1)])
+        #expect(try await savedIterator.next()?.arguments() == [.string("org.example.Notes"), .uint64(1), .string("request")])
         #expect(await errorName("Save", [.strings(["org..bad"])]) == "org.restored1.Error.InvalidAppId")
         #expect(await errorName("Save", [.strings(["org.example.Nope"])]) == "org.restored1.Error.UnknownApp")
 

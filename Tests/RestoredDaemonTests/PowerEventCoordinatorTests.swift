@@ -10,17 +10,17 @@ import Testing
     /// What the save did, for the test to check.
     final class SaveRecord: @unchecked Sendable {
         private let lock = NSLock()
-        private var triggers: [PowerEventCoordinator.Trigger] = []
+        private var triggers: [ActivityTrigger] = []
         private var locksDuringSave: [Int] = []
         private var finished = 0
 
-        func started(_ trigger: PowerEventCoordinator.Trigger, locks: Int) {
+        func started(_ trigger: ActivityTrigger, locks: Int) {
             lock.withLock { triggers.append(trigger); locksDuringSave.append(locks) }
         }
 
         func ended() { lock.withLock { finished += 1 } }
 
-        var saves: [PowerEventCoordinator.Trigger] { lock.withLock { triggers } }
+        var saves: [ActivityTrigger] { lock.withLock { triggers } }
         var heldDuringSaves: [Int] { lock.withLock { locksDuringSave } }
         var finishedSaves: Int { lock.withLock { finished } }
     }

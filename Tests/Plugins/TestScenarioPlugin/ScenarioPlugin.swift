@@ -125,6 +125,10 @@ final class ScenarioPlugin: RestorationPlugin {
 
     func willEncodeRestorableState(with coder: StateCoder) throws {
         record("willEncode")
+        // Option save-delay: seconds a save takes, like an app slow to answer.
+        if let delay = options["save-delay"].flatMap(Double.init), delay > 0 {
+            Thread.sleep(forTimeInterval: delay)
+        }
         try coder.encode("app-state", forKey: "app")
         // R14: the orphan's parent has no identifier, so it is saved by hand.
         try coder.encode(orphan, forKey: "orphan")

@@ -1,0 +1,67 @@
+public import Foundation
+import Synchronization
+
+/// What the daemon is doing and has done, for the admin API's `Status`.
+public final class DaemonState: Sendable {
+    /// The daemon's phase.
+    public enum Phase: String, Sendable {
+        /// Loading plugins and joining the buses.
+        case starting
+        /// Restoring apps at login.
+        case restoring
+        /// Idle between saves, or saving in the background.
+        case running
+        /// Saving every app (suspend, shutdown, logout).
+        case saving
+        /// Saving before it exits.
+        case stopping
+    }
+
+    /// One save of every app.
+    public struct SaveRound: Hashable, Sendable {
+        /// What caused it.
+        public var trigger: ActivityTrigger
+        /// When it finished (or its deadline passed).
+        public var time: Date
+        /// Apps saved.
+        public var saved: Int
+        /// Apps that failed, or were not done by the deadline.
+        public var failed: Int
+    }
+
+    private struct Values {
+        var phase = Phase.starting
+        var lastSave: SaveRound?
+        var logindReachable = false
+        var sessionManagerRegistered = false
+    }
+
+    private let values = Mutex(Values())
+
+    /// Creates the state of a starting daemon.
+    public init() {}
+
+    /// The phase.
+    public var phase: Phase {
+        get { values.withLock { $0.phase } }
+        set { values.withLock { $0.phase = newValue } }
+    }
+
+    /// The last save of every app, if any.
+    public var lastSave: SaveRound? {
+        get { values.withLock { $0.lastSave } }
+        set { values.withLock { $0.lastSave = newValue } }
+    }
+
+    /// Whether logind answered on the system bus at start.
+    public var logindReachable: Bool {
+        get { values.withLock { $0.logindReachable } }
+        set { values.withLock { $0.logindReachable = newValue } }
+    }
+
+    /// Whether restored is registered with the session manager.
+    public var sessionManagerRegistered: Bool {
+        get { values.withLock { $0.sessionManagerRegistered } }
+        set { values.withLock { $0.sessionManagerRegistered = newValue } }
+    }
+}
