@@ -146,8 +146,60 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: environment.archive))
         #expect(try await manager.calls(path: client, method: "EndSessionResponse").last == [.boolean(true), .string("")])
 
+        // What changes after the logout save is not saved again at Stop: the
+        // apps may have quit, and their state at EndSession is the one to keep.
+        try #"{"editorText":"after the apps quit"}"#.write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
         try await manager.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "Stop", signature: "", [])
         #expect(await daemon.exited(timeout: .seconds(20)) == 0, "\(environment.log("restored.log"))")
+        let store = ArchiveStore(directory: FilePath(environment.state))
+        #expect(try store.read(try AppID("org.example.Notes")).archive.generation == 1)
+        #expect(environment.log("restored.log").contains("not saving org.example.Notes again: saved at logout"))
+    }
+
+    @Test("A plugin slower than the suspend deadline does not keep the lock past it; the other apps are saved and the slow one is named")
+    func slowPluginAtSuspend() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TestScenarioPlugin")
+        // A 1 s budget leaves a 750 ms deadline; the scenario app takes 4 s.
+        try await environment.logind.setProperty("InhibitDelayMaxUSec", .uint64(1_000_000))
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "org.restored.test.Scenario:save-delay=4"]
+        )
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().count == 1 }
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        let changes = try await admin.connection.signals(matching: DBusMatchRule(
+            sender: "org.restored1", path: "/org/restored1", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
+        ))
+        var changed = changes.makeAsyncIterator()
+
+        try await environment.logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().isEmpty }
+        #expect(try await changed.next()?.arguments()[1].stringKeyedValue?["LockHeld"] == .boolean(false))
+        // The lock went while the slow app was still saving; the other app is on disk.
+        #expect(try await admin.apps()["org.restored.test.Scenario"]?["Saving"] == .string("sleep"))
+        #expect(FileManager.default.fileExists(atPath: environment.archive))
+        try await LogindInhibitorTests.eventually { environment.log("restored.log").contains("org.restored.test.Scenario not saved in time") }
+
+        try await environment.logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
+        #expect(try await changed.next()?.arguments()[1].stringKeyedValue?["LockHeld"] == .boolean(true))
+        // The slow save still ends, and is written.
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
+            try await admin.apps()["org.restored.test.Scenario"]?["LastOutcome"] == .string("saved")
+        }
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("The daemon pings the watchdog at half of WATCHDOG_USEC once ready")
+    func watchdog() async throws {
+        let environment = try await Environment.make()
+        let daemon = try environment.startDaemon(log: "restored.log", environment: ["WATCHDOG_USEC": "2000000"])
+        let messages = try await environment.waitForNotify("WATCHDOG=1")
+        let ready = messages.firstIndex { $0.split(separator: "\n").contains("READY=1") }
+        let ping = messages.firstIndex { $0.split(separator: "\n").contains("WATCHDOG=1") }
+        #expect(ready != nil && ping != nil && ready! < ping!, "\(messages)")
+        #expect(await daemon.terminated() == 0)
     }
 
     @Test("The admin API: status, plugins, save, restore, ignore-snapshot, discard, named errors, foreign users refused")
