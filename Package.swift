@@ -145,6 +145,9 @@ let package = Package(
             dependencies: [
                 "RestoredEngine",
                 "RestoredArchive",
+                "RestoredDBus",
+                // The private buses, logind's mock and the notify socket of the tests.
+                "RestoredTestSupport",
                 .product(name: "RestorationKit", package: "SDK"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,14 +3,39 @@ import RestorationKit
 
 /// A synthetic app for benchmarks (`org.restored.bench.Synthetic`).
 ///
+/// Copies of the file named `libSyntheticPlugin-<N>.so` serve the app
+/// `org.restored.bench.Synthetic<N>`, so one build gives the suspend
+/// benchmark as many apps as it wants (each copy is a separate image).
+///
 /// Option `objects` (default 10,000): a tree of that many objects, ten
 /// children each, with eight keys per object and 1 KiB of text on every
 /// tenth. Option `empty`: the objects start without state. Every object exists at launch and is registered by path, so a
 /// restoration reaches all of them; after decoding, each object's values are
 /// checked against what was generated, and a mismatch fails the restoration.
 final class SyntheticPlugin: RestorationPlugin {
-    static let appID = "org.restored.bench.Synthetic"
+    static let appID = "org.restored.bench.Synthetic" + SyntheticPlugin.copyNumber
     static let appVersion = "1"
+
+    /// The `<N>` of this image's file name `libSyntheticPlugin-<N>.so`, or "".
+    /// The image is the mapping of `/proc/self/maps` that holds our entry point.
+    private static var copyNumber: String {
+        let entry: @convention(c) () -> UnsafeRawPointer = restoredPluginV1
+        let address = UInt(bitPattern: unsafeBitCast(entry, to: UnsafeRawPointer.self))
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return "" }
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let range = fields.first?.split(separator: "-") ?? []
+            guard fields.count >= 6, range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
+                  (start..<end).contains(address)
+            else { continue }
+            let file = URL(fileURLWithPath: String(fields[5])).lastPathComponent
+            let prefix = "libSyntheticPlugin-", suffix = ".so"
+            guard file.hasPrefix(prefix), file.hasSuffix(suffix) else { return "" }
+            let number = file.dropFirst(prefix.count).dropLast(suffix.count)
+            return !number.isEmpty && number.allSatisfy({ $0.isASCII && $0.isNumber }) ? String(number) : ""
+        }
+        return ""
+    }
 
     private let nodes: [SyntheticNode]
 

@@ -142,7 +142,32 @@ public enum ArchiveCodec {
         return try result.get()
     }
 
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Archive {
+    /// What a file's header and checksum say, without decoding its payload.
+    public struct Seal: Hashable, Sendable {
+        /// The generation number in the header.
+        public var generation: UInt64
+        /// The app id, the payload's first field.
+        public var appID: AppID
+    }
+
+    /// Checks an archive file's header, length and checksum and reads its
+    /// generation and app id, leaving the rest of the payload unread: enough
+    /// to know the file is intact, at a fraction of ``decode(_:)``'s cost.
+    public static func seal(of bytes: [UInt8]) throws(ArchiveError) -> Seal {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(ArchiveError) -> Seal in
+                let (seal, _, _, _) = try checkEnvelope(buffer)
+                return seal
+            }
+        }
+        return try result.get()
+    }
+
+    /// Checks everything but the payload after the app id; returns the seal,
+    /// the header's flags and restore attempts, and a reader past the app id.
+    private static func checkEnvelope(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) throws(ArchiveError) -> (seal: Seal, flags: UInt32, restoreAttempts: UInt32, reader: ByteReader) {
         let raw = UnsafeRawBufferPointer(bytes)
         let count = bytes.count
         guard count >= signature.count, bytes.prefix(signature.count).elementsEqual(signature) else {
@@ -182,6 +207,13 @@ public enum ArchiveCodec {
         } catch {
             throw .invalidAppID(error)
         }
+        return (Seal(generation: generation, appID: appID), flags, restoreAttempts, reader)
+    }
+
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Archive {
+        var (seal, flags, restoreAttempts, reader) = try checkEnvelope(bytes)
+        let appID = seal.appID
+        let generation = seal.generation
         let appVersion = try reader.readString()
         let systemVersion = try reader.readString()
         let timestamp = unzigzag(try reader.readVarint())

@@ -82,8 +82,10 @@ public struct ArchiveStore: Sendable {
     /// current one as the previous generation, and returns it as written.
     ///
     /// The archive's generation becomes one more than the stored one's (1 for
-    /// the first). If the current file is unusable (corrupt, another app's),
-    /// it is replaced and the previous generation is kept instead; a current
+    /// the first). Whether a stored file is intact is judged by its header,
+    /// length and checksum (``ArchiveCodec/seal(of:)``), not a full decode. If
+    /// the current file is unusable (corrupt, another app's), it is replaced
+    /// and the previous generation is kept instead; a current
     /// file of a newer format version becomes the previous generation like a
     /// valid one; if the current file cannot be read (an I/O error), nothing
     /// is written and this throws.
@@ -101,13 +103,15 @@ public struct ArchiveStore: Sendable {
         let appDirectory = try prepareDirectories(for: appID, action: .save)
         removeLeftovers(in: appDirectory)
         let currentFile = file(for: appID, generation: .current)
-        let current = load(currentFile, of: appID)
+        // The header and checksum tell whether a file is intact and its
+        // generation; decoding the payloads would double the cost of a save.
+        let current = load(currentFile, of: appID, sealOnly: true)
         if let problem = current.problem, case .unreadable(let operation, let errno) = problem.reason {
             // It may well be a good archive: never replace what could not be read.
             throw failure(.save, appID, operation, currentFile, errno)
         }
-        let previous = load(file(for: appID, generation: .previous), of: appID)
-        let stored = max(current.archive?.generation ?? 0, previous.archive?.generation ?? 0)
+        let previous = load(file(for: appID, generation: .previous), of: appID, sealOnly: true)
+        let stored = max(current.generation ?? 0, previous.generation ?? 0)
         var written = archive
         written.generation = stored == .max ? .max : stored + 1
         let bytes = ArchiveCodec.encode(written)
@@ -119,7 +123,7 @@ public struct ArchiveStore: Sendable {
             of: appID,
             in: appDirectory,
             action: .save,
-            rotating: current.archive != nil || current.isFromNewerFormat,
+            rotating: current.generation != nil || current.isFromNewerFormat,
             currentExists: !current.isAbsent,
             previousExists: !previous.isAbsent
         )
@@ -214,6 +218,8 @@ public struct ArchiveStore: Sendable {
                 return .absent
             case .archive(let archive, let size):
                 return .ok(generation: archive.generation, size: size)
+            case .sealed(let generation, let size):
+                return .ok(generation: generation, size: size)
             case .problem(let problem):
                 if case .corrupt(let error) = problem.reason {
                     return .corrupt(error)
@@ -438,7 +444,18 @@ public struct ArchiveStore: Sendable {
     private enum Loaded {
         case absent
         case archive(Archive, size: Int)
+        /// An intact file, checked by its header and checksum only.
+        case sealed(generation: UInt64, size: Int)
         case problem(ArchiveProblem)
+
+        /// The generation of an intact file.
+        var generation: UInt64? {
+            switch self {
+            case .archive(let archive, _): archive.generation
+            case .sealed(let generation, _): generation
+            case .absent, .problem: nil
+            }
+        }
 
         var archive: Archive? {
             if case .archive(let archive, _) = self { return archive }
@@ -463,8 +480,10 @@ public struct ArchiveStore: Sendable {
         }
     }
 
-    /// Reads and decodes `file`, expecting an archive of `appID`. Never throws.
-    private func load(_ file: FilePath, of appID: AppID) -> Loaded {
+    /// Reads and decodes `file`, expecting an archive of `appID`; with
+    /// `sealOnly`, checks its header, checksum and app id without decoding
+    /// the rest. Never throws.
+    private func load(_ file: FilePath, of appID: AppID, sealOnly: Bool = false) -> Loaded {
         func problem(_ reason: ArchiveProblem.Reason) -> Loaded {
             .problem(ArchiveProblem(file: file, reason: reason))
         }
@@ -494,6 +513,15 @@ public struct ArchiveStore: Sendable {
             return problem(.unreadable(.read, error))
         }
         guard bytes.count <= Self.maximumArchiveSize else { return problem(.tooLarge(Int64(bytes.count))) }
+        if sealOnly {
+            do {
+                let seal = try ArchiveCodec.seal(of: bytes)
+                guard seal.appID == appID else { return problem(.otherApp(seal.appID)) }
+                return .sealed(generation: seal.generation, size: bytes.count)
+            } catch {
+                return problem(.corrupt(error))
+            }
+        }
         let archive: Archive
         do {
             archive = try ArchiveCodec.decode(bytes)

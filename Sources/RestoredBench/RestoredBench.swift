@@ -3,10 +3,10 @@ import ArgumentParser
 /// `restored-bench`: measurements of restored, reported as ratios against
 /// baselines measured in the same run.
 @main
-struct RestoredBench: ParsableCommand {
+struct RestoredBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restored-bench",
-        abstract: "Benchmarks of restored. Build with -c release: swift run -c release restored-bench codec",
-        subcommands: [CodecBenchmark.self]
+        abstract: "Benchmarks of restored. Build with -c release: swift run -c release restored-bench codec (or suspend)",
+        subcommands: [CodecBenchmark.self, SuspendBenchmark.self]
     )
 }

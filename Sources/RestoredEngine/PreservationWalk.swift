@@ -137,7 +137,8 @@ final class PreservationWalk {
             return nil
         }
         let path = parent.appending(object.identifier, position: position)
-        guard !object.identifier.contains("/") else {
+        // Byte search: Foundation's String.contains(_:) goes through NSString.
+        guard !object.identifier.utf8.contains(UInt8(ascii: "/")) else {
             issue(path, rule: "R3", "identifier \"\(object.identifier)\" contains \"/\"; the object and its subtree are not saved")
             return nil
         }

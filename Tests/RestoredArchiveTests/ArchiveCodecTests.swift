@@ -121,6 +121,26 @@ struct ArchiveCodecTests {
         if case .lengthMismatch? = Self.error(huge) {} else { Issue.record("expected a length mismatch") }
     }
 
+    @Test("seal(of:) reads the generation and app id of an intact file and refuses what decode refuses in the envelope")
+    func seal() {
+        var archive = Samples.small()
+        archive.generation = 42
+        let bytes = ArchiveCodec.encode(archive)
+        let seal = try? ArchiveCodec.seal(of: bytes)
+        #expect(seal?.generation == 42)
+        #expect(seal?.appID == archive.appID)
+        #expect(throws: ArchiveError.notAnArchive) { try ArchiveCodec.seal(of: Array("plain text, not an archive".utf8)) }
+        var newer = bytes
+        newer[8] = 2
+        #expect(throws: ArchiveError.unsupportedVersion(2)) { try ArchiveCodec.seal(of: newer) }
+        // Any flipped bit, header or payload, breaks the seal as it breaks decoding.
+        for offset in stride(from: 0, to: bytes.count, by: 7) {
+            var flipped = bytes
+            flipped[offset] ^= 0x10
+            #expect(throws: ArchiveError.self) { try ArchiveCodec.seal(of: flipped) }
+        }
+    }
+
     @Test("R16: hostile payloads with a valid checksum throw, never crash")
     func hostilePayloads() throws {
         let appID = Array("org.example.Notes".utf8)

@@ -1,0 +1,242 @@
+import ArgumentParser
+import Foundation
+import RestoredDBus
+import RestoredTestSupport
+
+/// `restored-bench suspend`: the real daemon with N synthetic apps on
+/// private buses, with python3-dbusmock's logind.
+struct SuspendBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suspend",
+        abstract: "Time the save before suspend and the restore at login of the real daemon with N synthetic apps.",
+        discussion: """
+            For each app count, the benchmark starts a private dbus-daemon, python3-dbusmock's \
+            logind template (InhibitDelayMaxUSec = 5 s, logind's default) and the built restored \
+            with that many copies of the synthetic plugin, each app holding --objects objects. \
+            Suspend: the time from just before the mock emits PrepareForSleep(true) until \
+            restored's LockHeld property changes to false, which restored signals right after \
+            closing the lock's descriptor; the first round is a warm-up. Login restore: the time \
+            from starting restored until READY=1 with every archive to restore, against the same \
+            start with an empty state directory (loading the plugins, joining the buses) in the \
+            same run. Idle: resident memory after start, and context switches of all restored's \
+            threads over a quiet window, watchdog off (systemd's watchdog adds two pings per \
+            WatchdogSec), counted apart from libdispatch's event-manager thread, whose \
+            workqueue monitor ticks once a second in every process that has used a dispatch \
+            worker thread (Swift concurrency does) on Linux.
+            """
+    )
+
+    @Option(help: "App counts, comma-separated.")
+    var apps = "1,10,100"
+
+    @Option(help: "Objects per app.")
+    var objects = 1000
+
+    @Option(help: "Suspend rounds per app count (after one warm-up); the median is reported.")
+    var rounds = 15
+
+    @Option(help: "Starts per app count for the login restore; the median is reported.")
+    var starts = 5
+
+    @Option(help: "Seconds of the idle window for wake-ups.")
+    var idleSeconds = 20
+
+    func run() async throws {
+        let counts = apps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--apps takes counts like 1,10,100") }
+        print("suspend benchmark: \(objects) objects per app; medians; the delay budget is logind's InhibitDelayMaxUSec (5 s)")
+        print("apps  suspend save (ratio to budget)  login restore (start with / without archives)  idle RSS  idle wake-ups/min")
+        for count in counts {
+            let result = try await measure(apps: count)
+            print(result.line)
+        }
+    }
+
+    /// Everything measured for one app count.
+    struct Result {
+        let apps: Int
+        let suspend: Duration
+        let budget: Duration
+        let startWithArchives: Duration
+        let startWithout: Duration
+        let residentKiB: Int
+        let wakeupsPerMinute: Double
+        let dispatchWakeupsPerMinute: Double
+
+        var line: String {
+            let restore = startWithArchives - startWithout
+            return "\(String(apps).padding(4))  \(Self.ms(suspend)) (\(String(format: "%.3f", suspend / budget)))".padding(34)
+                + "  \(Self.ms(restore)) (\(Self.ms(startWithArchives)) / \(Self.ms(startWithout)))".padding(47)
+                + "  \(residentKiB / 1024) MiB".padding(9)
+                + "  \(String(format: "%.1f", wakeupsPerMinute)) (+ \(String(format: "%.1f", dispatchWakeupsPerMinute)) libdispatch)"
+        }
+
+        static func ms(_ duration: Duration) -> String {
+            String(format: "%.1f ms", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+        }
+    }
+
+    private func measure(apps count: Int) async throws -> Result {
+        let bus = try await PrivateBus.start()
+        defer { bus.stop() }
+        let logind = try await LogindMock.start(on: bus)
+        defer { logind.stop() }
+        let budget = Duration.seconds(5)
+        try await logind.setProperty("InhibitDelayMaxUSec", .uint64(5_000_000))
+        let root = bus.directory.path
+        let plugins = root + "/plugins", state = root + "/state", empty = root + "/empty-state"
+        for directory in [plugins, state, empty] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        var options: [String] = []
+        for index in 0..<count {
+            // Copies, not links: each is its own image, serving its own app.
+            try FileManager.default.copyItem(atPath: BuildProducts.plugin("SyntheticPlugin"), toPath: plugins + "/libSyntheticPlugin-\(index).so")
+            options += ["--option", "org.restored.bench.Synthetic\(index):objects=\(objects)"]
+        }
+        let notify = try NotifyListener(path: root + "/notify")
+        defer { notify.close() }
+        let launcher = Launcher(bus: bus, notify: notify, arguments: ["--plugin-dir", plugins, "--log-level", "warning"] + options)
+
+        // Suspend rounds.
+        let (daemon, _) = try await launcher.start(state: state, log: "restored-suspend.log")
+        let client = try await bus.connect()
+        defer { client.close() }
+        let changes = try await client.signals(matching: DBusMatchRule(
+            sender: "org.restored1", path: "/org/restored1", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
+        ))
+        var lockChanges = changes.compactMap { signal -> Bool? in
+            (try? signal.arguments())?.dropFirst().first?.stringKeyedValue?["LockHeld"]?.boolValue
+        }.makeAsyncIterator()
+        try await Self.waitUntil { try await logind.inhibitors().count == 1 }
+        var suspends: [Duration] = []
+        for round in 0...rounds {
+            let start = ContinuousClock.now
+            try await logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
+            while let held = await lockChanges.next(), held {}
+            if round > 0 { suspends.append(ContinuousClock.now - start) }
+            guard try await logind.inhibitors().isEmpty else { throw BenchmarkFailure("logind still lists the lock after LockHeld went false") }
+            try await logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
+            while let held = await lockChanges.next(), !held {}
+        }
+
+        // Idle: memory, and every thread's context switches over a quiet
+        // window, once idle worker threads have ended.
+        try await Task.sleep(for: .seconds(10))
+        let resident = try Self.residentKiB(of: daemon.pid)
+        let switchesBefore = try Self.contextSwitches(of: daemon.pid)
+        try await Task.sleep(for: .seconds(idleSeconds))
+        let switches = Self.wakeups(from: switchesBefore, to: try Self.contextSwitches(of: daemon.pid))
+        guard await daemon.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
+
+        // Login restore: starts with the archives just written, and without any.
+        var withArchives: [Duration] = [], without: [Duration] = []
+        for index in 0..<starts {
+            // A fresh empty directory each time: every stop saves.
+            let fresh = empty + "/\(index)"
+            for (directory, name) in [(state, "with"), (fresh, "without")] {
+                let (started, ready) = try await launcher.start(state: directory, log: "restored-start-\(name)-\(index).log")
+                if directory == state { withArchives.append(ready) } else { without.append(ready) }
+                guard await started.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
+            }
+        }
+        return Result(
+            apps: count, suspend: Self.median(suspends), budget: budget,
+            startWithArchives: Self.median(withArchives), startWithout: Self.median(without),
+            residentKiB: resident, wakeupsPerMinute: Double(switches.restored) * 60 / Double(idleSeconds),
+            dispatchWakeupsPerMinute: Double(switches.dispatchManager) * 60 / Double(idleSeconds)
+        )
+    }
+
+    /// Starts restored on the benchmark's buses and times it to READY=1.
+    struct Launcher {
+        let bus: PrivateBus
+        let notify: NotifyListener
+        let arguments: [String]
+
+        func start(state: String, log: String) async throws -> (ChildProcess, Duration) {
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+            environment["NOTIFY_SOCKET"] = notify.address
+            for name in ["WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { environment.removeValue(forKey: name) }
+            let start = ContinuousClock.now
+            let daemon = try ChildProcess(
+                BuildProducts.executable("restored"), arguments + ["--state-dir", state],
+                environment: environment, log: bus.directory.appendingPathComponent(log).path
+            )
+            while let message = try await notify.receiveOffPool(timeout: 120_000) {
+                if message.split(separator: "\n").contains("READY=1") { return (daemon, ContinuousClock.now - start) }
+            }
+            daemon.stop()
+            throw BenchmarkFailure("restored sent no READY=1; see \(bus.directory.path)/\(log)")
+        }
+    }
+
+    static func waitUntil(_ condition: () async throws -> Bool) async throws {
+        for _ in 0..<500 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchmarkFailure("timed out waiting for the daemon")
+    }
+
+    static func median(_ values: [Duration]) -> Duration {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .zero : sorted[sorted.count / 2]
+    }
+
+    /// VmRSS of `pid`, in KiB.
+    static func residentKiB(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw BenchmarkFailure("no VmRSS for pid \(pid)") }
+        return kib
+    }
+
+    /// One thread's voluntary and involuntary context switches, and whether
+    /// it is libdispatch's event manager (the one thread waiting in epoll:
+    /// restored's own threads wait in poll or sigsuspend).
+    struct ThreadSwitches {
+        var count: Int
+        var isDispatchManager: Bool
+    }
+
+    /// The context switches of each thread of `pid`, by thread id.
+    static func contextSwitches(of pid: Int32) throws -> [String: ThreadSwitches] {
+        var threads: [String: ThreadSwitches] = [:]
+        for thread in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let directory = "/proc/\(pid)/task/\(thread)"
+            guard let status = try? String(contentsOfFile: directory + "/status", encoding: .utf8) else { continue }
+            let waitChannel = (try? String(contentsOfFile: directory + "/wchan", encoding: .utf8)) ?? ""
+            var count = 0
+            // voluntary_ctxt_switches and nonvoluntary_ctxt_switches
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                count += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+            threads[thread] = ThreadSwitches(count: count, isDispatchManager: waitChannel.contains("epoll"))
+        }
+        return threads
+    }
+
+    /// The wake-ups between two readings, of restored's threads and of
+    /// libdispatch's manager: each thread's new switches; a thread born in
+    /// between counts all of its own, one that ended counts one.
+    static func wakeups(from before: [String: ThreadSwitches], to after: [String: ThreadSwitches]) -> (restored: Int, dispatchManager: Int) {
+        var restored = 0, manager = 0
+        for (thread, now) in after {
+            let count = now.count - (before[thread]?.count ?? 0)
+            if now.isDispatchManager || before[thread]?.isDispatchManager == true { manager += count } else { restored += count }
+        }
+        restored += before.keys.filter { after[$0] == nil }.count
+        return (restored, manager)
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
