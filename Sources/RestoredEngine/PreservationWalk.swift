@@ -21,14 +21,28 @@ final class PreservationWalk {
         var kind: ArchivedObject.Kind
         var state: [UInt8] = []
         var isDropped = false
+        /// The last components of the objects recorded under this one.
+        var childComponents: Set<ObjectPath.Component> = []
+    }
+
+    /// Where an object hangs: a recorded object (its path and index in
+    /// `records`), or the root level.
+    private struct Parent {
+        var path: ObjectPath
+        var index: Int?
+
+        static let root = Parent(path: ObjectPath(), index: nil)
     }
 
     private let session: any PluginSession
     private let configuration: EngineConfiguration
     private let appID: AppID
     private var records: [Record] = []
-    private var pathsByHandle: [ObjectHandle: ObjectPath] = [:]
-    private var usedPaths: Set<ObjectPath> = []
+    private var recordsByHandle: [ObjectHandle: Int] = [:]
+    /// The last components of the objects at the root level. With each
+    /// record's `childComponents`, they keep paths unique (R3) by hashing one
+    /// component per object instead of whole paths.
+    private var rootComponents: Set<ObjectPath.Component> = []
     private var droppedRoots: [ObjectPath] = []
     private var report: PreservationReport
 
@@ -51,7 +65,7 @@ final class PreservationWalk {
             "restored.timestamp": .date(Double(timestamp) / 1e9),
         ]
         let appCoder = EncodingCoder(budget: configuration.objectByteBudget, reserved: reserved) { [unowned self] handle in
-            self.referencePath(for: handle, owner: ObjectPath())
+            self.referencePath(for: handle, owner: .root)
         }
 
         // R6: the delegate decides first.
@@ -72,7 +86,7 @@ final class PreservationWalk {
             return fail(error.description)
         }
         for root in roots {
-            visit(root, parent: ObjectPath(), position: nil, kind: .child, context: nil)
+            visit(root, parent: .root, position: nil, kind: .child, context: nil)
         }
 
         // R6, R14: app-wide state, then the objects.
@@ -130,33 +144,45 @@ final class PreservationWalk {
 
     /// Records `object` under `parent` and walks its subtree.
     @discardableResult
-    private func visit(_ object: ReportedObject, parent: ObjectPath, position: Int64?, kind: ArchivedObject.Kind, context: ObjectPath?) -> ObjectPath? {
+    private func visit(_ object: ReportedObject, parent: Parent, position: Int64?, kind: ArchivedObject.Kind, context: Parent?) -> ObjectPath? {
         // R1, R2: no identifier, no preservation, for the whole subtree.
         guard !object.identifier.isEmpty else {
             report.skippedWithoutIdentifier += 1
             return nil
         }
-        let path = parent.appending(object.identifier, position: position)
+        let component = ObjectPath.Component(identifier: object.identifier, position: position)
+        let path = parent.path.appending(object.identifier, position: position)
         // Byte search: Foundation's String.contains(_:) goes through NSString.
         guard !object.identifier.utf8.contains(UInt8(ascii: "/")) else {
             issue(path, rule: "R3", "identifier \"\(object.identifier)\" contains \"/\"; the object and its subtree are not saved")
             return nil
         }
-        guard !usedPaths.contains(path) else {
+        let isNewPath = if let index = parent.index {
+            !records[index].childComponents.contains(component)
+        } else {
+            !rootComponents.contains(component)
+        }
+        guard isNewPath else {
             issue(path, rule: "R3", "another object already has this path; give siblings distinct identifiers or let their container disambiguate them. This one and its subtree are not saved")
             report.droppedPaths.append(path)
             return nil
         }
-        guard pathsByHandle[object.handle] == nil else {
-            issue(path, rule: "R2", "the object already appears at \(pathsByHandle[object.handle]!); a tree has no cycles, so it is saved once")
+        if let seen = recordsByHandle[object.handle] {
+            issue(path, rule: "R2", "the object already appears at \(records[seen].path); a tree has no cycles, so it is saved once")
             return nil
         }
-        usedPaths.insert(path)
-        pathsByHandle[object.handle] = path
+        if let index = parent.index {
+            records[index].childComponents.insert(component)
+        } else {
+            rootComponents.insert(component)
+        }
+        let index = records.count
+        recordsByHandle[object.handle] = index
         records.append(Record(object: object, path: path, kind: kind))
+        let own = Parent(path: path, index: index)
 
         // R4: a root, or an object that says so, is the context for presented objects below it.
-        let ownContext = (context == nil || object.definesPresentationContext) ? path : context!
+        let ownContext = (context == nil || object.definesPresentationContext) ? own : context!
         let children: [ReportedObject]
         do {
             children = try session.listObjects(under: object.handle)
@@ -168,7 +194,7 @@ final class PreservationWalk {
         for child in children where !child.isPresented {
             let position = object.disambiguatesChildren ? childPosition : nil
             childPosition += 1
-            visit(child, parent: path, position: position, kind: .child, context: ownContext)
+            visit(child, parent: own, position: position, kind: .child, context: ownContext)
         }
         for presented in children where presented.isPresented {
             visit(presented, parent: ownContext, position: nil, kind: .presented, context: ownContext)
@@ -180,13 +206,13 @@ final class PreservationWalk {
     ///
     /// An object outside the preserved tree is saved by hand (R14): it hangs
     /// under `owner`, with its subtree.
-    private func referencePath(for handle: ObjectHandle, owner: ObjectPath) -> ObjectPath? {
-        if let path = pathsByHandle[handle] { return path }
+    private func referencePath(for handle: ObjectHandle, owner: Parent) -> ObjectPath? {
+        if let index = recordsByHandle[handle] { return records[index].path }
         guard let object = try? session.describe(handle), !object.identifier.isEmpty else {
-            issue(owner.depth == 0 ? nil : owner, rule: "R14", "a referenced object has no restoration identifier; the reference is refused")
+            issue(owner.index == nil ? nil : owner.path, rule: "R14", "a referenced object has no restoration identifier; the reference is refused")
             return nil
         }
-        return visit(object, parent: owner, position: nil, kind: .manual, context: owner.depth == 0 ? nil : owner)
+        return visit(object, parent: owner, position: nil, kind: .manual, context: owner.index == nil ? nil : owner)
     }
 
     // MARK: Encoding
@@ -197,8 +223,9 @@ final class PreservationWalk {
             records[index].isDropped = true
             return
         }
+        let owner = Parent(path: path, index: index)
         let coder = EncodingCoder(budget: configuration.objectByteBudget) { [unowned self] handle in
-            self.referencePath(for: handle, owner: path)
+            self.referencePath(for: handle, owner: owner)
         }
         do {
             try session.encode(records[index].object.handle, into: coder)
