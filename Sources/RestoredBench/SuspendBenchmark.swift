@@ -41,6 +41,9 @@ struct SuspendBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of the idle window for wake-ups.")
     var idleSeconds = 20
 
+    @Flag(help: "Print every suspend round.")
+    var verbose = false
+
     func run() async throws {
         let counts = apps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--apps takes counts like 1,10,100") }
@@ -115,6 +118,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
             try await logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
             while let held = await lockChanges.next(), held {}
             if round > 0 { suspends.append(ContinuousClock.now - start) }
+            if verbose { print("  \(count) apps, suspend round \(round)\(round == 0 ? " (warm-up)" : ""): \(Result.ms(ContinuousClock.now - start))") }
             guard try await logind.inhibitors().isEmpty else { throw BenchmarkFailure("logind still lists the lock after LockHeld went false") }
             try await logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
             while let held = await lockChanges.next(), !held {}
@@ -221,15 +225,19 @@ struct SuspendBenchmark: AsyncParsableCommand {
     }
 
     /// The wake-ups between two readings, of restored's threads and of
-    /// libdispatch's manager: each thread's new switches; a thread born in
-    /// between counts all of its own, one that ended counts one.
+    /// libdispatch's (its event manager and retiring workers): each thread's
+    /// new switches; a thread born in between counts all of its own, one
+    /// that ended counts one.
     static func wakeups(from before: [String: ThreadSwitches], to after: [String: ThreadSwitches]) -> (restored: Int, dispatchManager: Int) {
         var restored = 0, manager = 0
         for (thread, now) in after {
             let count = now.count - (before[thread]?.count ?? 0)
             if now.isDispatchManager || before[thread]?.isDispatchManager == true { manager += count } else { restored += count }
         }
-        restored += before.keys.filter { after[$0] == nil }.count
+        // A thread that ended is a libdispatch worker retiring after idling:
+        // restored's own threads (main, one per D-Bus connection) live as
+        // long as the process.
+        manager += before.keys.filter { after[$0] == nil }.count
         return (restored, manager)
     }
 }

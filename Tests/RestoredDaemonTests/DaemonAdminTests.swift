@@ -84,8 +84,10 @@ import Testing
         let environment = try await Environment.make()
         try environment.addPlugin("TestScenarioPlugin")
         let scenario = "org.restored.test.Scenario"
+        // The scenario app's saves wait until the test opens the gate.
+        let gate = environment.bus.directory.appendingPathComponent("gate").path
         let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(scenario):save-delay=3"]
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(scenario):save-gate=\(gate)"]
         )
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
@@ -98,6 +100,7 @@ import Testing
         #expect(await admin.errorName("Restore", [.strings([scenario]), .boolean(false)]) == "org.restored1.Error.Busy")
         #expect(await admin.errorName("Discard", [.string(scenario)]) == "org.restored1.Error.Busy")
         #expect(try await admin.call("Save", [.strings(["org.example.Notes"])]) == [.uint32(1)])
+        #expect(FileManager.default.createFile(atPath: gate, contents: nil))
         #expect(try await slowSave.value == [.uint32(1)])
         #expect(try await admin.apps()[scenario]?["Saving"] == .string(""))
         #expect(await daemon.terminated() == 0)

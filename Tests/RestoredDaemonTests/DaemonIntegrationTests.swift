@@ -160,10 +160,12 @@ import Testing
     func slowPluginAtSuspend() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TestScenarioPlugin")
-        // A 1 s budget leaves a 750 ms deadline; the scenario app takes 4 s.
+        // A 1 s budget leaves a 750 ms deadline; the scenario app's save
+        // waits until the test opens its gate.
         try await environment.logind.setProperty("InhibitDelayMaxUSec", .uint64(1_000_000))
+        let gate = environment.bus.directory.appendingPathComponent("gate").path
         let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "org.restored.test.Scenario:save-delay=4"]
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "org.restored.test.Scenario:save-gate=\(gate)"]
         )
         _ = try await environment.waitForNotify("READY=1")
         try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().count == 1 }
@@ -185,6 +187,7 @@ import Testing
         try await environment.logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
         #expect(try await changed.next()?.arguments()[1].stringKeyedValue?["LockHeld"] == .boolean(true))
         // The slow save still ends, and is written.
+        #expect(FileManager.default.createFile(atPath: gate, contents: nil))
         try await LogindInhibitorTests.eventually(within: .seconds(30)) {
             try await admin.apps()["org.restored.test.Scenario"]?["LastOutcome"] == .string("saved")
         }

@@ -125,9 +125,13 @@ final class ScenarioPlugin: RestorationPlugin {
 
     func willEncodeRestorableState(with coder: StateCoder) throws {
         record("willEncode")
-        // Option save-delay: seconds a save takes, like an app slow to answer.
-        if let delay = options["save-delay"].flatMap(Double.init), delay > 0 {
-            Thread.sleep(forTimeInterval: delay)
+        // Option save-gate: a save waits until this file exists (at most a
+        // minute), like an app slow to answer, for as long as a test wants.
+        if let gate = options["save-gate"] {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while !FileManager.default.fileExists(atPath: gate), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
         }
         try coder.encode("app-state", forKey: "app")
         // R14: the orphan's parent has no identifier, so it is saved by hand.
