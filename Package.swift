@@ -30,6 +30,7 @@ let package = Package(
     name: "restored",
     products: [
         .executable(name: "restored", targets: ["Restored"]),
+        .executable(name: "restored-ctl", targets: ["RestoredCtl"]),
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
@@ -105,6 +106,19 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // restored-ctl's model of the admin API and the archives.
+        .target(
+            name: "RestoredControl",
+            dependencies: [
+                "RestoredDBus",
+                "RestoredArchive",
+                "RestoredEngine",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "RestoredSystemd",
             dependencies: [
@@ -125,6 +139,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "RestoredCtl",
+            dependencies: [
+                "RestoredControl",
+                "RestoredArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift
@@ -220,6 +244,17 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredCtlTests",
+            dependencies: [
+                "RestoredArchive",
+                "RestoredTestSupport",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            exclude: ["Expected"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,0 +1,115 @@
+public import Foundation
+public import RestoredArchive
+import RestoredDBus
+
+/// One app as `restored-ctl apps` shows it: from the daemon's `ListApps`,
+/// or read from the archives when the daemon is not running.
+///
+/// JSON shape (`apps --json`): `app`, `plugin` (file or null), `saving`
+/// (trigger or null), `hasArchive`, `generation`, `generationFile`,
+/// `archiveTime` (ISO 8601 or null), `archiveSize`, `ignoreSnapshot`,
+/// `restoreAttempts`, `problem` (or null), `last` (null, or `action`,
+/// `trigger`, `outcome`, `detail`, `time`).
+public struct AppRecord: Codable, Hashable, Sendable {
+    /// The app's last save or restore, as the daemon reports it.
+    public struct LastResult: Codable, Hashable, Sendable {
+        /// `save` or `restore`.
+        public var action: String
+        /// What caused it (`sleep`, `login`, `request` ...).
+        public var trigger: String
+        /// One word: `saved`, `restored`, `failed` ...
+        public var outcome: String
+        /// More for people.
+        public var detail: String
+        /// When it ended.
+        public var time: Date?
+    }
+
+    /// The app id.
+    public var app: String
+    /// The plugin file serving it, if one is loaded.
+    public var plugin: String?
+    /// The trigger of a save under way.
+    public var saving: String?
+    /// Whether a usable archive is stored.
+    public var hasArchive: Bool
+    /// The generation a restore would read.
+    public var generation: UInt64?
+    /// `archive` or `archive.previous`.
+    public var generationFile: String?
+    /// When the archive was written.
+    public var archiveTime: Date?
+    /// The archive file's size in bytes.
+    public var archiveSize: UInt64?
+    /// The archive's ignore-snapshot flag (R12).
+    public var ignoreSnapshot: Bool
+    /// Restores started and never finished (R15).
+    public var restoreAttempts: UInt32
+    /// Why the archive is unusable, or why the current file was passed over.
+    public var problem: String?
+    /// The last save or restore since the daemon started.
+    public var last: LastResult?
+
+    /// A row of the daemon's `ListApps`.
+    init(daemonRow fields: [String: DBusValue]) {
+        func string(_ key: String) -> String? {
+            guard let value = fields[key]?.stringValue, !value.isEmpty else { return nil }
+            return value
+        }
+        app = string("App") ?? ""
+        plugin = string("Plugin")
+        saving = string("Saving")
+        hasArchive = fields["HasArchive"]?.boolValue ?? false
+        generation = hasArchive ? fields["Generation"]?.uint64Value : nil
+        generationFile = hasArchive ? string("GenerationFile") : nil
+        archiveTime = hasArchive ? fields["ArchiveTime"]?.int64Value.flatMap { Self.date(microseconds: $0) } : nil
+        archiveSize = hasArchive ? fields["ArchiveSize"]?.uint64Value : nil
+        ignoreSnapshot = fields["IgnoreSnapshot"]?.boolValue ?? false
+        restoreAttempts = UInt32(fields["RestoreAttempts"]?.uint64Value ?? 0)
+        problem = string("Problem")
+        if let action = string("LastAction") {
+            last = LastResult(
+                action: action, trigger: string("LastTrigger") ?? "", outcome: string("LastOutcome") ?? "",
+                detail: string("LastDetail") ?? "", time: fields["LastTime"]?.int64Value.flatMap { Self.date(microseconds: $0) }
+            )
+        }
+    }
+
+    /// An app read from the store, as a restore would read it.
+    public init(appID: AppID, store: ArchiveStore) {
+        app = appID.rawValue
+        ignoreSnapshot = false
+        restoreAttempts = 0
+        do throws(ArchiveStoreError) {
+            let reading = try store.read(appID)
+            hasArchive = true
+            generation = reading.archive.generation
+            generationFile = reading.source.fileName
+            archiveTime = Self.date(nanoseconds: reading.archive.timestamp)
+            archiveSize = UInt64(reading.byteCount)
+            ignoreSnapshot = reading.archive.ignoresSnapshot
+            restoreAttempts = reading.archive.restoreAttempts
+            problem = reading.problems.isEmpty ? nil : reading.problems.map(\.description).joined(separator: "; ")
+        } catch {
+            hasArchive = false
+            if case .noArchive = error {} else { problem = error.description }
+        }
+    }
+
+    /// A time in microseconds since 1970, or nil for 0 (never).
+    static func date(microseconds: Int64) -> Date? {
+        microseconds == 0 ? nil : Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
+    }
+
+    /// An archive timestamp, in nanoseconds since 1970.
+    static func date(nanoseconds: Int64) -> Date? {
+        nanoseconds == 0 ? nil : Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000)
+    }
+
+    /// The last result in a few words: `saved (sleep)`, `failed: reason`.
+    public var lastResultSummary: String {
+        guard let last else { return "-" }
+        let isFailure = last.outcome == "failed" || last.outcome == "unusable-archive" || last.outcome == "skipped"
+        return isFailure && !last.detail.isEmpty ? "\(last.action) \(last.outcome): \(last.detail)" : "\(last.action) \(last.outcome) (\(last.trigger))"
+    }
+}

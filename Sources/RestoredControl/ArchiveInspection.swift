@@ -1,0 +1,108 @@
+public import Foundation
+public import RestoredArchive
+import RestoredState
+
+/// One app's archive read from the store, for `show` and `dump`: the same
+/// reading a restore does (the previous generation when the current file is
+/// unusable).
+public struct ArchiveInspection: Sendable {
+    /// The reading.
+    public let reading: ArchiveReading
+
+    /// Reads `appID`'s archive; throws a ``ControlError`` naming the problem:
+    /// ``ExitStatus/failure`` when there is none, ``ExitStatus/corruptArchive``
+    /// when neither file can be used.
+    public init(appID: AppID, store: ArchiveStore) throws(ControlError) {
+        do {
+            reading = try store.read(appID)
+        } catch {
+            switch error {
+            case .noArchive:
+                throw ControlError(.failure, "no archive for \(appID) in \(store.directory) (known apps: restored-ctl apps)")
+            case .noUsableArchive:
+                throw ControlError(.corruptArchive, "\(error.description) (restored-ctl verify \(appID) says more; restored-ctl discard \(appID) removes it)")
+            default:
+                throw ControlError(.failure, error.description)
+            }
+        }
+    }
+
+    // MARK: show
+
+    /// The archive as a tree, for people.
+    public func tree(timeFormat: (Date) -> String) -> String {
+        let archive = reading.archive
+        var lines: [String] = []
+        let written = AppRecord.date(nanoseconds: archive.timestamp).map(timeFormat) ?? "unknown"
+        lines.append("\(archive.appID)")
+        lines.append("  generation \(archive.generation) (\(reading.source.fileName)), \(ByteCount.text(reading.byteCount)), written \(written)")
+        lines.append("  app version \(Self.orNone(archive.appVersion)), system \(Self.orNone(archive.systemVersion)), plugin \(Self.orNone(archive.plugin))")
+        lines.append("  ignore-snapshot \(archive.ignoresSnapshot ? "yes" : "no"), restore attempts \(archive.restoreAttempts)")
+        if let snapshot = archive.snapshot {
+            lines.append("  snapshot \(snapshot.mediaType), \(ByteCount.text(snapshot.data.count))")
+        } else {
+            lines.append("  snapshot none")
+        }
+        for problem in reading.problems {
+            lines.append("  note: \(problem.description)")
+        }
+        lines.append("app state")
+        lines += Self.keyLines(archive.appState, indent: "  ")
+        lines.append("objects (\(archive.objects.count))")
+        let children = Dictionary(grouping: archive.objects.indices) { archive.objects[$0].path.parent }
+        func walk(_ parent: ObjectPath, prefix: String) {
+            let indices = children[parent] ?? []
+            for (offset, index) in indices.enumerated() {
+                let object = archive.objects[index]
+                let last = offset == indices.count - 1
+                var line = prefix + (parent.depth == 0 ? "" : (last ? "└─ " : "├─ ")) + (object.path.components.last?.description ?? "")
+                line += "  \(object.className)"
+                if let restorationClass = object.restorationClass { line += ", restoration class \(restorationClass)" }
+                if object.kind != .child { line += " [\(object.kind == .presented ? "presented" : "saved by reference")]" }
+                lines.append(line)
+                let below = prefix + (parent.depth == 0 ? "" : (last ? "   " : "│  "))
+                let hasChildren = !(children[object.path] ?? []).isEmpty
+                lines += Self.keyLines(object.state, indent: below + (hasChildren ? "│    " : "     "))
+                walk(object.path, prefix: below)
+            }
+        }
+        walk(ObjectPath(), prefix: "")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func keyLines(_ state: [UInt8], indent: String) -> [String] {
+        guard let keys = try? StateKey.keys(of: state) else {
+            return [indent + "(state unreadable: \(state.count) bytes)"]
+        }
+        if keys.isEmpty { return [indent + "(no keys)"] }
+        let width = keys.map(\.key.count).max() ?? 0
+        let typeWidth = keys.map(\.type.count).max() ?? 0
+        return keys.map { key in
+            indent + key.key.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                + key.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0) + "  " + ByteCount.text(key.size)
+        }
+    }
+
+    private static func orNone(_ text: String) -> String { text.isEmpty ? "-" : text }
+
+    // MARK: dump
+
+    /// The whole decoded archive, for `dump --json`.
+    public var dump: ArchiveDump { ArchiveDump(reading) }
+}
+
+extension ArchivedObject.Kind {
+    /// `child`, `presented` or `manual`, as the JSON outputs say.
+    var name: String {
+        switch self {
+        case .child: "child"
+        case .presented: "presented"
+        case .manual: "manual"
+        }
+    }
+}
+
+extension ObjectPath {
+    /// The path without its last component (the root's parent is the root).
+    var parent: ObjectPath { ObjectPath(Array(components.dropLast())) }
+}

@@ -1,0 +1,90 @@
+public import Foundation
+import RestoredArchive
+
+/// The archive as `restored-ctl show --json` prints it: what `show` draws,
+/// without the values (`dump` has those).
+///
+/// JSON shape: `app`, `generation`, `generationFile`, `size`, `time`,
+/// `appVersion`, `systemVersion`, `plugin`, `ignoreSnapshot`,
+/// `restoreAttempts`, `snapshot` (null, or `mediaType` and `size`),
+/// `problems` (lines), `appState` (keys), `objects` (each `path`,
+/// `className`, `restorationClass`, `kind`, `keys`); a key is `key`, `type`
+/// and `size`.
+public struct ArchiveOutline: Encodable, Sendable {
+    /// One object.
+    public struct Object: Encodable, Sendable {
+        /// Its restoration path.
+        public let path: String
+        /// Its class.
+        public let className: String
+        /// Its restoration class, if any.
+        public let restorationClass: String?
+        /// `child`, `presented` or `manual`.
+        public let kind: String
+        /// Its keys, or nil when its state cannot be read.
+        public let keys: [StateKey]?
+    }
+
+    /// The snapshot's kind and size.
+    public struct SnapshotOutline: Encodable, Sendable {
+        /// Its media type.
+        public let mediaType: String
+        /// Its size in bytes.
+        public let size: Int
+    }
+
+    /// The app id.
+    public let app: String
+    /// The generation read.
+    public let generation: UInt64
+    /// The file read: `archive` or `archive.previous`.
+    public let generationFile: String
+    /// The file's size in bytes.
+    public let size: Int
+    /// When it was written.
+    public let time: Date?
+    /// The app's version when saved.
+    public let appVersion: String
+    /// The system's version when saved.
+    public let systemVersion: String
+    /// The plugin file that wrote it.
+    public let plugin: String
+    /// The ignore-snapshot flag (R12).
+    public let ignoreSnapshot: Bool
+    /// Restores started and never finished (R15).
+    public let restoreAttempts: UInt32
+    /// The snapshot's kind and size, if any.
+    public let snapshot: SnapshotOutline?
+    /// Why the current file was passed over, if it was.
+    public let problems: [String]
+    /// The app-wide keys, or nil when unreadable.
+    public let appState: [StateKey]?
+    /// The objects, parents first.
+    public let objects: [Object]
+
+    /// The outline of a reading.
+    public init(_ inspection: ArchiveInspection) {
+        let reading = inspection.reading
+        let archive = reading.archive
+        app = archive.appID.rawValue
+        generation = archive.generation
+        generationFile = reading.source.fileName
+        size = reading.byteCount
+        time = AppRecord.date(nanoseconds: archive.timestamp)
+        appVersion = archive.appVersion
+        systemVersion = archive.systemVersion
+        plugin = archive.plugin
+        ignoreSnapshot = archive.ignoresSnapshot
+        restoreAttempts = archive.restoreAttempts
+        snapshot = archive.snapshot.map { SnapshotOutline(mediaType: $0.mediaType, size: $0.data.count) }
+        problems = reading.problems.map(\.description)
+        appState = try? StateKey.keys(of: archive.appState)
+        objects = archive.objects.map { object in
+            Object(
+                path: object.path.description, className: object.className, restorationClass: object.restorationClass,
+                kind: object.kind.name,
+                keys: try? StateKey.keys(of: object.state)
+            )
+        }
+    }
+}

@@ -1,0 +1,120 @@
+public import RestoredDBus
+
+/// `restored-ctl`'s side of the admin API, `org.restored1.Manager` on the
+/// session bus: typed calls, and every D-Bus error turned into a
+/// ``ControlError`` that says what to do.
+public final class DaemonClient: Sendable {
+    static let busName = "org.restored1"
+    static let path = "/org/restored1"
+    static let interface = "org.restored1.Manager"
+    static let errorPrefix = "org.restored1.Error."
+
+    /// The session-bus connection.
+    public let connection: DBusConnection
+
+    private init(connection: DBusConnection) {
+        self.connection = connection
+    }
+
+    /// Connects to the session bus; throws ``ExitStatus/daemonUnreachable``
+    /// when there is none.
+    public static func connect() async throws(ControlError) -> DaemonClient {
+        do {
+            return DaemonClient(connection: try await DBusConnection.connect(to: .session))
+        } catch {
+            throw ControlError(.daemonUnreachable, "cannot reach the session bus (\(error.message)); run restored-ctl inside your desktop session")
+        }
+    }
+
+    /// The daemon if it is running now, without starting it through D-Bus
+    /// activation; nil when it is not (or there is no session bus).
+    public static func running() async -> DaemonClient? {
+        guard let client = try? await connect() else { return nil }
+        guard await client.connection.owner(of: busName) != nil else {
+            client.close()
+            return nil
+        }
+        return client
+    }
+
+    /// Closes the connection.
+    public func close() { connection.close() }
+
+    /// `Status`, with the problems found in the apps and plugins.
+    public func status() async throws(ControlError) -> DaemonStatus {
+        let fields = try await call("Status").first?.stringKeyedValue ?? [:]
+        var status = DaemonStatus(daemonStatus: fields)
+        status.findProblems(apps: try await apps(), plugins: try await plugins())
+        return status
+    }
+
+    /// `ListApps`.
+    public func apps() async throws(ControlError) -> [AppRecord] {
+        let rows = try await call("ListApps").first?.arrayValue ?? []
+        return rows.compactMap { $0.stringKeyedValue.map(AppRecord.init(daemonRow:)) }
+    }
+
+    /// `ListPlugins`.
+    public func plugins() async throws(ControlError) -> [PluginRecord] {
+        let rows = try await call("ListPlugins").first?.arrayValue ?? []
+        return rows.compactMap { $0.structureValue.flatMap(PluginRecord.init(daemonRow:)) }
+    }
+
+    /// `Save`; returns how many apps were saved.
+    public func save(_ apps: [String]) async throws(ControlError) -> UInt32 {
+        UInt32(try await call("Save", [.strings(apps)]).first?.uint64Value ?? 0)
+    }
+
+    /// `Restore`; returns how many apps were restored.
+    public func restore(_ apps: [String], force: Bool) async throws(ControlError) -> UInt32 {
+        UInt32(try await call("Restore", [.strings(apps), .boolean(force)]).first?.uint64Value ?? 0)
+    }
+
+    /// `Discard`.
+    public func discard(_ app: String) async throws(ControlError) {
+        _ = try await call("Discard", [.string(app)])
+    }
+
+    /// `SetIgnoreSnapshot`.
+    public func setIgnoreSnapshot(_ app: String, _ ignore: Bool) async throws(ControlError) {
+        _ = try await call("SetIgnoreSnapshot", [.string(app), .boolean(ignore)])
+    }
+
+    /// Calls a method of the manager; saves and restores may take long.
+    func call(_ member: String, _ arguments: [DBusValue] = []) async throws(ControlError) -> [DBusValue] {
+        do {
+            return try await connection.call(
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: member,
+                arguments: arguments, timeout: .seconds(120)
+            )
+        } catch {
+            throw Self.controlError(error)
+        }
+    }
+
+    /// What a D-Bus error means to the user of restored-ctl.
+    static func controlError(_ error: DBusError) -> ControlError {
+        switch error.name {
+        case errorPrefix + "InvalidAppId":
+            return ControlError(.usage, error.message)
+        case errorPrefix + "UnknownApp":
+            return ControlError(.failure, "\(error.message) (known apps: restored-ctl apps)")
+        case errorPrefix + "NoArchive":
+            return ControlError(.failure, "\(error.message) (known apps: restored-ctl apps)")
+        case errorPrefix + "Busy":
+            return ControlError(.failure, error.message)
+        case errorPrefix + "Failed":
+            return ControlError(.failure, error.message)
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+             "org.freedesktop.DBus.Error.Disconnected",
+             "org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.Failed":
+            return ControlError.notRunning
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
+            return ControlError(.failure, "restored did not answer in time (\(error.message)); see journalctl --user -u restored")
+        case "org.freedesktop.DBus.Error.AccessDenied":
+            return ControlError(.failure, "restored refused the call: \(error.message)")
+        default:
+            return ControlError(.failure, "restored answered \(error.name): \(error.message)")
+        }
+    }
+}

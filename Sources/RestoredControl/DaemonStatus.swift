@@ -1,0 +1,86 @@
+public import Foundation
+import RestoredDBus
+
+/// restored's `Status`, as `restored-ctl status` shows it.
+///
+/// JSON shape (`status --json`): `state`, `version`, `lockHeld`, `logind`,
+/// `sessionManager`, `apps`, `pluginsLoaded`, `pluginsRefused`,
+/// `stateDirectory`, `lastSave` (null, or `time`, `trigger`, `saved`,
+/// `failed`), `problems` (a list of lines, most urgent first).
+public struct DaemonStatus: Codable, Hashable, Sendable {
+    /// The last save of every app.
+    public struct LastSave: Codable, Hashable, Sendable {
+        /// When it finished.
+        public var time: Date
+        /// What caused it.
+        public var trigger: String
+        /// Apps saved.
+        public var saved: UInt32
+        /// Apps that failed.
+        public var failed: UInt32
+    }
+
+    /// `starting`, `restoring`, `running`, `saving` or `stopping`.
+    public var state: String
+    /// restored's version.
+    public var version: String
+    /// Whether logind's delay lock is held.
+    public var lockHeld: Bool
+    /// Whether logind answered when restored started.
+    public var logind: Bool
+    /// Whether restored is registered with the session manager.
+    public var sessionManager: Bool
+    /// Apps with a loaded plugin.
+    public var apps: UInt32
+    /// Plugins loaded.
+    public var pluginsLoaded: UInt32
+    /// Plugin files refused.
+    public var pluginsRefused: UInt32
+    /// Where the archives are.
+    public var stateDirectory: String
+    /// The last save, if any.
+    public var lastSave: LastSave?
+    /// What needs attention, most urgent first.
+    public var problems: [String] = []
+
+    /// The daemon's `Status` dictionary.
+    init(daemonStatus fields: [String: DBusValue]) {
+        state = fields["State"]?.stringValue ?? "unknown"
+        version = fields["Version"]?.stringValue ?? ""
+        lockHeld = fields["LockHeld"]?.boolValue ?? false
+        logind = fields["Logind"]?.boolValue ?? false
+        sessionManager = fields["SessionManager"]?.boolValue ?? false
+        apps = UInt32(fields["Apps"]?.uint64Value ?? 0)
+        pluginsLoaded = UInt32(fields["PluginsLoaded"]?.uint64Value ?? 0)
+        pluginsRefused = UInt32(fields["PluginsRefused"]?.uint64Value ?? 0)
+        stateDirectory = fields["StateDirectory"]?.stringValue ?? ""
+        if let time = fields["LastSave"]?.int64Value.flatMap(AppRecord.date(microseconds:)) {
+            lastSave = LastSave(
+                time: time, trigger: fields["LastSaveTrigger"]?.stringValue ?? "",
+                saved: UInt32(fields["LastSaveSaved"]?.uint64Value ?? 0), failed: UInt32(fields["LastSaveFailed"]?.uint64Value ?? 0)
+            )
+        }
+    }
+
+    /// Lists what needs attention, from the status and the apps and plugins.
+    mutating func findProblems(apps: [AppRecord], plugins: [PluginRecord]) {
+        var problems: [String] = []
+        if logind && !lockHeld && state != "saving" && state != "stopping" {
+            problems.append("logind's delay lock is not held: suspend and shutdown will not wait for saves (see the journal: journalctl --user -u restored)")
+        }
+        for plugin in plugins where plugin.state == "refused" {
+            problems.append(plugin.reason ?? "refused plugin \(plugin.file)")
+        }
+        for app in apps {
+            if let last = app.last, ["failed", "unusable-archive", "skipped"].contains(last.outcome) {
+                problems.append("\(app.app): \(last.action) \(last.outcome)\(last.detail.isEmpty ? "" : ": \(last.detail)")")
+            } else if let problem = app.problem {
+                problems.append("\(app.app): \(problem)")
+            }
+        }
+        if let lastSave, lastSave.failed > 0 {
+            problems.append("the last save (\(lastSave.trigger)) failed for \(lastSave.failed) app\(lastSave.failed == 1 ? "" : "s")")
+        }
+        self.problems = problems
+    }
+}

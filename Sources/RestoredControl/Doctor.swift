@@ -1,0 +1,138 @@
+import Glibc
+import Logging
+import RestoredArchive
+import RestoredDBus
+import RestoredEngine
+public import SystemPackage
+
+/// The checks of `restored-ctl doctor`, each with a remedy.
+public struct Doctor: Sendable {
+    private let environment: [String: String]
+    private let stateDirectory: FilePath?
+
+    /// A doctor for this environment; `stateDirectory` overrides where the
+    /// archives are looked for.
+    public init(environment: [String: String], stateDirectory: FilePath?) {
+        self.environment = environment
+        self.stateDirectory = stateDirectory
+    }
+
+    /// Runs every check, in the order a user would fix them.
+    public func run() async -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        var status: DaemonStatus?
+        let session = try? await DBusConnection.connect(to: .session)
+        defer { session?.close() }
+        if let session {
+            checks.append(DoctorCheck("session bus", .ok, "reachable"))
+            if await session.owner(of: DaemonClient.busName) != nil {
+                let fields = try? await session.call(destination: DaemonClient.busName, path: DaemonClient.path, interface: DaemonClient.interface, member: "Status")
+                status = fields?.first?.stringKeyedValue.map(DaemonStatus.init(daemonStatus:))
+                if let status {
+                    checks.append(DoctorCheck("restored", .ok, "running (version \(status.version), \(status.state))"))
+                } else {
+                    checks.append(DoctorCheck("restored", .failed, "owns org.restored1 but does not answer Status", remedy: "restart it: systemctl --user restart restored"))
+                }
+            } else {
+                checks.append(DoctorCheck("restored", .failed, "not running on the session bus", remedy: "start it: systemctl --user enable --now restored (see the README's install steps)"))
+            }
+            if await session.owner(of: "org.gnome.SessionManager") != nil {
+                let registered = status?.sessionManager ?? false
+                checks.append(registered
+                    ? DoctorCheck("session manager", .ok, "org.gnome.SessionManager is there and restored is its client: logout waits for the save")
+                    : DoctorCheck("session manager", .warning, "org.gnome.SessionManager is there but restored is not registered with it", remedy: "restart restored inside the session: systemctl --user restart restored"))
+            } else {
+                checks.append(DoctorCheck("session manager", .warning, "none on the session bus: logout is saved when systemd stops restored (SIGTERM)"))
+            }
+        } else {
+            checks.append(DoctorCheck("session bus", .failed, "cannot be reached (DBUS_SESSION_BUS_ADDRESS is \(environment["DBUS_SESSION_BUS_ADDRESS"].map { "\"\($0)\"" } ?? "unset"))", remedy: "run restored-ctl inside your desktop session"))
+        }
+        checks.append(await logindCheck(status: status))
+        checks += stateDirectoryChecks(status.map { FilePath($0.stateDirectory) })
+        checks += pluginChecks()
+        return checks
+    }
+
+    private func logindCheck(status: DaemonStatus?) async -> DoctorCheck {
+        guard let system = try? await DBusConnection.connect(to: .system) else {
+            return DoctorCheck("logind", .failed, "the system bus cannot be reached: nothing is saved before suspend or shutdown", remedy: "check that dbus is running (systemctl status dbus)")
+        }
+        defer { system.close() }
+        guard await system.owner(of: "org.freedesktop.login1") != nil else {
+            return DoctorCheck("logind", .failed, "org.freedesktop.login1 is not on the system bus: nothing is saved before suspend or shutdown", remedy: "restored needs systemd-logind (or elogind) for suspend and shutdown")
+        }
+        let inhibitors = (try? await system.call(
+            destination: "org.freedesktop.login1", path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager", member: "ListInhibitors"
+        ))?.first?.arrayValue ?? []
+        let ours = inhibitors.contains { entry in
+            let fields = entry.structureValue ?? []
+            return fields.count >= 4 && fields[1].stringValue == "restored" && fields[3].stringValue == "delay"
+        }
+        if ours || status?.lockHeld == true {
+            return DoctorCheck("logind", .ok, "reachable; restored holds its delay lock for sleep and shutdown")
+        }
+        return DoctorCheck("logind", .failed, "reachable, but restored holds no delay lock: suspend and shutdown will not wait for saves",
+                           remedy: status == nil ? "start restored: systemctl --user start restored" : "see why: journalctl --user -u restored")
+    }
+
+    private func stateDirectoryChecks(_ reported: FilePath?) -> [DoctorCheck] {
+        let directory = stateDirectory ?? reported ?? ArchiveStore.defaultDirectory(environment: environment)
+        var status = stat()
+        guard lstat(directory.string, &status) == 0 else {
+            return [DoctorCheck("state directory", .warning, "\(directory) does not exist yet; restored creates it at the first save")]
+        }
+        var problems: [String] = []
+        func inspect(_ path: FilePath, _ status: stat, mode expected: mode_t) {
+            if status.st_uid != getuid() { problems.append("\(path) belongs to uid \(status.st_uid), not to you (\(getuid()))") }
+            if status.st_mode & 0o777 != expected {
+                problems.append("\(path) has mode \(String(status.st_mode & 0o777, radix: 8)), not \(String(expected, radix: 8))")
+            }
+            if status.st_mode & S_IFMT == S_IFLNK { problems.append("\(path) is a symbolic link; restored refuses it") }
+        }
+        inspect(directory, status, mode: 0o700)
+        if let appIDs = try? ArchiveStore(directory: directory).appIDs() {
+            for appID in appIDs {
+                let appDirectory = directory.appending(appID.rawValue)
+                guard lstat(appDirectory.string, &status) == 0 else { continue }
+                inspect(appDirectory, status, mode: 0o700)
+                for file in ["archive", "archive.previous"] {
+                    let path = appDirectory.appending(file)
+                    if lstat(path.string, &status) == 0 { inspect(path, status, mode: 0o600) }
+                }
+            }
+        }
+        guard problems.isEmpty else {
+            return [DoctorCheck("state directory", .failed, problems.joined(separator: "; "),
+                                remedy: "chown -R $USER \(directory) && chmod -R u=rwX,go= \(directory)")]
+        }
+        return [DoctorCheck("state directory", .ok, "\(directory): yours, private (0700 directories, 0600 files)")]
+    }
+
+    private func pluginChecks() -> [DoctorCheck] {
+        let directories = PluginLoader.searchPath(environment: environment)
+        let quiet = Logger(label: "restored-ctl") { _ in SwiftLogNoOpLogHandler() }
+        let catalog = PluginLoader(directories: directories).load(logger: quiet)
+        var checks: [DoctorCheck] = []
+        for directory in directories {
+            var status = stat()
+            guard stat(directory.string, &status) == 0 else {
+                checks.append(DoctorCheck("plugin directory \(directory)", .ok, "absent (nothing to load here)"))
+                continue
+            }
+            let loaded = catalog.plugins.filter { $0.file.removingLastComponent() == directory }
+            let refused = catalog.refusals.filter { $0.file.removingLastComponent() == directory }
+            if status.st_mode & 0o022 != 0 {
+                checks.append(DoctorCheck("plugin directory \(directory)", .failed, "others can write to it (mode \(String(status.st_mode & 0o777, radix: 8))); its plugins are refused", remedy: "chmod go-w \(directory)"))
+            } else {
+                checks.append(DoctorCheck("plugin directory \(directory)", .ok, "\(loaded.count) plugin\(loaded.count == 1 ? "" : "s") load, \(refused.count) refused"))
+            }
+            for plugin in loaded {
+                checks.append(DoctorCheck("plugin \(plugin.file)", .ok, "loads; serves \(plugin.appID) (ABI \(plugin.abiVersion))"))
+            }
+            for refusal in refused {
+                checks.append(DoctorCheck("plugin \(refusal.file)", .failed, "refused", remedy: refusal.description))
+            }
+        }
+        return checks
+    }
+}

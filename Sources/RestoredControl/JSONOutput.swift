@@ -1,0 +1,14 @@
+import Foundation
+
+/// The JSON every `--json` prints: sorted keys, indented, dates in ISO 8601
+/// (UTC), non-finite doubles as `inf`, `-inf`, `nan`; one value per run.
+public enum JSONOutput {
+    /// `value` as JSON text with a final newline.
+    public static func text(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}

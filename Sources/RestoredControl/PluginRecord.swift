@@ -1,0 +1,35 @@
+import RestoredDBus
+
+/// One plugin file as `restored-ctl plugins` shows it.
+///
+/// JSON shape (`plugins --json`): `file`, `app` (null when refused),
+/// `abiVersion` (null when refused), `state` (`loaded` or `refused`),
+/// `reason` (the refusal with what to do, or null).
+public struct PluginRecord: Codable, Hashable, Sendable {
+    /// The plugin file.
+    public var file: String
+    /// The app it serves, when loaded.
+    public var app: String?
+    /// The ABI version it declared, when loaded.
+    public var abiVersion: UInt32?
+    /// `loaded` or `refused`.
+    public var state: String
+    /// Why it was refused, and what to do.
+    public var reason: String?
+
+    /// A row of the daemon's `ListPlugins`: (file, app id, ABI version, "loaded" or the refusal).
+    init?(daemonRow fields: [DBusValue]) {
+        guard fields.count == 4, let file = fields[0].stringValue, let app = fields[1].stringValue,
+              let abi = fields[2].uint64Value, let state = fields[3].stringValue
+        else { return nil }
+        self.file = file
+        if state == "loaded" {
+            self.app = app
+            self.abiVersion = UInt32(abi)
+            self.state = "loaded"
+        } else {
+            self.state = "refused"
+            self.reason = state
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import RestoredState
+
+/// One key of a state container, as `show` lists it: its name, the kind of
+/// its value and the value's size in bytes.
+public struct StateKey: Codable, Hashable, Sendable {
+    /// The key.
+    public var key: String
+    /// `bool`, `int64`, `uint64`, `double`, `string`, `bytes`, `date`,
+    /// `array`, `dictionary` or `reference`.
+    public var type: String
+    /// The encoded value's size in bytes.
+    public var size: Int
+
+    /// The keys of a container's bytes; throws when the bytes are malformed.
+    static func keys(of state: [UInt8]) throws -> [StateKey] {
+        guard !state.isEmpty else { return [] }
+        return try state.withUnsafeBytes { bytes in
+            let reader = try StateContainerReader(bytes)
+            return reader.entries.map { entry in
+                StateKey(
+                    key: String(decoding: reader.keyBytes(of: entry), as: UTF8.self),
+                    type: typeName(entry.value.tag), size: entry.value.payload.count
+                )
+            }
+        }
+    }
+
+    static func typeName(_ tag: StateTag) -> String {
+        switch tag {
+        case .boolFalse, .boolTrue: "bool"
+        case .int64: "int64"
+        case .uint64: "uint64"
+        case .double: "double"
+        case .string: "string"
+        case .bytes: "bytes"
+        case .date: "date"
+        case .array: "array"
+        case .dictionary: "dictionary"
+        case .reference: "reference"
+        case .objectHandle: "handle"
+        }
+    }
+}

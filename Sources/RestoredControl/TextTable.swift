@@ -1,0 +1,29 @@
+/// Columns aligned with two spaces between them, the last one unpadded.
+public struct TextTable: Sendable {
+    /// The header cells.
+    public var header: [String]
+    /// The rows.
+    public var rows: [[String]] = []
+
+    /// Creates a table with `header`.
+    public init(header: [String]) {
+        self.header = header
+    }
+
+    /// The table as lines, with a final newline.
+    public func text(style: TerminalStyle = .plain) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (column, cell) in cells.enumerated() {
+                let last = column == cells.count - 1
+                text += last ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+            }
+            return text
+        }
+        var lines = [style.bold(line(header))]
+        lines += rows.map(line)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,70 @@
+public import RestoredArchive
+
+/// The integrity of one app's archive files, as `restored-ctl verify` shows it.
+///
+/// JSON shape (`verify --json`): `app`, `ok` (no file is corrupt or
+/// unusable), `current` and `previous`, each with `status` (`ok`, `absent`,
+/// `corrupt`, `unusable`), `generation` and `size` (when ok), `problem`
+/// (when not).
+public struct VerifyRecord: Codable, Hashable, Sendable {
+    /// One file.
+    public struct File: Codable, Hashable, Sendable {
+        /// `ok`, `absent`, `corrupt` or `unusable`.
+        public var status: String
+        /// Its generation, when ok.
+        public var generation: UInt64?
+        /// Its size in bytes, when ok.
+        public var size: Int?
+        /// What is wrong, when corrupt or unusable.
+        public var problem: String?
+
+        init(_ status: ArchiveVerification.Status) {
+            switch status {
+            case .absent:
+                self.status = "absent"
+            case .ok(let generation, let size):
+                self.status = "ok"
+                self.generation = generation
+                self.size = size
+            case .corrupt(let error):
+                self.status = "corrupt"
+                self.problem = error.description
+            case .unusable(let problem):
+                self.status = "unusable"
+                self.problem = problem.description
+            }
+        }
+
+        /// One phrase: `ok (generation 3, 12.1 KiB)`, `corrupt: …`.
+        public var summary: String {
+            switch status {
+            case "ok": "ok (generation \(generation ?? 0), \(ByteCount.text(size ?? 0)))"
+            case "absent": "absent"
+            case "corrupt": "corrupt (\((problem ?? "").replacingOccurrences(of: "corrupt archive: ", with: "")))"
+            default: "\(status): \(problem ?? "")"
+            }
+        }
+    }
+
+    /// The app id.
+    public var app: String
+    /// Whether neither file is corrupt or unusable.
+    public var ok: Bool
+    /// The current generation's file.
+    public var current: File
+    /// The previous generation's file.
+    public var previous: File
+
+    /// The verification of `appID` in `store`.
+    public init(_ verification: ArchiveVerification) {
+        app = verification.appID.rawValue
+        current = File(verification.current)
+        previous = File(verification.previous)
+        ok = [current, previous].allSatisfy { $0.status == "ok" || $0.status == "absent" }
+    }
+
+    /// One line: `org.example.Notes  current ok (generation 3, 12.1 KiB), previous ok (…)`.
+    public var line: String {
+        "current \(current.summary); previous \(previous.summary)"
+    }
+}

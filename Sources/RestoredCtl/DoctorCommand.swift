@@ -1,0 +1,35 @@
+import ArgumentParser
+import RestoredControl
+import SystemPackage
+
+/// `restored-ctl doctor`.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check what restored needs, explaining each problem with a remedy.",
+        discussion: """
+            Checks the session bus, restored, logind and restored's delay lock, the session \
+            manager, the state directory's ownership and permissions, the plugin directories and \
+            whether each plugin loads. Exits 1 when a check fails; warnings do not.
+            """
+    )
+
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("state-dir"), help: "Check this state directory instead of restored's.")
+    var stateDirectory: String?
+
+    func run() async throws {
+        let checks = await Doctor(environment: Console.environment, stateDirectory: stateDirectory.map { FilePath($0) }).run()
+        if output.json {
+            try Console.json(checks)
+        } else {
+            let style = Console.style
+            Console.write(checks.map { $0.text(style: style) }.joined(separator: "\n") + "\n")
+        }
+        let failed = checks.filter { $0.result == .failed }.count
+        if failed > 0 {
+            throw ControlError(.failure, "\(failed) check\(failed == 1 ? "" : "s") failed")
+        }
+    }
+}

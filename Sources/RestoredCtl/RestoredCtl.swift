@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import RestoredControl
+
+/// `restored-ctl`: see and steer restored.
+struct RestoredCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restored-ctl",
+        abstract: "See and steer restored, the session-restore service.",
+        discussion: """
+            Talks to restored over the session bus (org.restored1). apps, show, dump and verify \
+            also work when restored is not running: they read the archives directly and say so. \
+            Quiet on success; errors are one line on standard error. --json prints a stable \
+            shape (see the README). Colour only on a terminal, never with NO_COLOR.
+
+            Exit status: 0 success; 1 failure (unknown app, no archive, busy, a failed save or \
+            restore, a failed doctor check); 2 usage error (bad option, invalid app id); 3 \
+            restored or the session bus unreachable; 4 corrupt archive.
+            """,
+        subcommands: [
+            StatusCommand.self, AppsCommand.self, PluginsCommand.self, SaveCommand.self, RestoreCommand.self,
+            DiscardCommand.self, IgnoreSnapshotCommand.self, ShowCommand.self, DumpCommand.self, VerifyCommand.self,
+            DoctorCommand.self,
+        ]
+    )
+
+    /// Runs the command line and exits with the documented statuses.
+    static func runMain() async -> Never {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            Foundation.exit(ExitStatus.success.rawValue)
+        } catch let error as ControlError {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            Foundation.exit(error.status.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(ExitStatus.success.rawValue)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(code == .validationFailure ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
+        }
+    }
+}
+
+@main
+enum RestoredCtlMain {
+    static func main() async {
+        await RestoredCtl.runMain()
+    }
+}

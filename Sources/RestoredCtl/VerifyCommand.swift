@@ -1,0 +1,48 @@
+import ArgumentParser
+import RestoredArchive
+import RestoredControl
+
+/// `restored-ctl verify`.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check the integrity of archives and their previous generations (all apps when none is named).",
+        discussion: "Exits 4 when any file is corrupt or unusable, naming it."
+    )
+
+    @Argument(help: "App ids, like org.example.Notes.")
+    var apps: [String] = []
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var state: StateOptions
+
+    func run() async throws {
+        var appIDs = try Console.appIDs(apps)
+        let daemon = state.stateDirectory == nil ? await DaemonClient.running() : nil
+        defer { daemon?.close() }
+        let store = try await state.store(daemon: daemon)
+        if state.stateDirectory == nil && daemon == nil { Console.offline(store) }
+        if appIDs.isEmpty {
+            do throws(ArchiveStoreError) {
+                appIDs = try store.appIDs()
+            } catch {
+                throw ControlError(.failure, error.description)
+            }
+        }
+        let records = appIDs.map { VerifyRecord(store.verify($0)) }
+        if output.json {
+            try Console.json(records)
+        } else {
+            var table = TextTable(header: ["APP", "RESULT", "CURRENT", "PREVIOUS"])
+            let style = Console.style
+            for record in records {
+                table.rows.append([record.app, record.ok ? style.green("ok") : style.red("CORRUPT"), record.current.summary, record.previous.summary])
+            }
+            Console.write(table.text(style: style))
+        }
+        let corrupt = records.filter { !$0.ok }
+        if !corrupt.isEmpty {
+            throw ControlError(.corruptArchive, "corrupt archive: \(corrupt.map(\.app).joined(separator: ", ")) (restored-ctl discard APP removes one)")
+        }
+    }
+}
