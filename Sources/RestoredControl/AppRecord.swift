@@ -106,10 +106,11 @@ public struct AppRecord: Codable, Hashable, Sendable {
         nanoseconds == 0 ? nil : Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000)
     }
 
-    /// The last result in a few words: `saved (sleep)`, `failed: reason`.
+    /// The last result in a few words: `saved (sleep)`, `restored (login)`,
+    /// `save failed: reason`.
     public var lastResultSummary: String {
         guard let last else { return "-" }
         let isFailure = last.outcome == "failed" || last.outcome == "unusable-archive" || last.outcome == "skipped"
-        return isFailure && !last.detail.isEmpty ? "\(last.action) \(last.outcome): \(last.detail)" : "\(last.action) \(last.outcome) (\(last.trigger))"
+        return isFailure ? "\(last.action) \(last.outcome): \(last.detail)" : "\(last.outcome) (\(last.trigger))"
     }
 }

@@ -12,7 +12,7 @@ struct OutputOptions: ParsableArguments {
 
 /// `--state-dir`, for the commands that read archives.
 struct StateOptions: ParsableArguments {
-    @Option(name: .customLong("state-dir"), help: "Where the archives are (default: restored's, or $XDG_STATE_HOME/restored when it is not running).")
+    @Option(name: .customLong("state-dir"), help: "Where the archives are (default: restored's, or $XDG_STATE_HOME/restored when it is not running).", completion: .directory)
     var stateDirectory: String?
 
     /// The store to read, and whether restored is running (its own state

@@ -16,7 +16,7 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @OptionGroup var output: OutputOptions
 
-    @Option(name: .customLong("state-dir"), help: "Check this state directory instead of restored's.")
+    @Option(name: .customLong("state-dir"), help: "Check this state directory instead of restored's.", completion: .directory)
     var stateDirectory: String?
 
     func run() async throws {

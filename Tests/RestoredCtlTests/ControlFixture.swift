@@ -21,7 +21,7 @@ struct ControlFixture {
     static func make() async throws -> ControlFixture {
         let fixture = ControlFixture(bus: try await PrivateBus.start())
         for directory in [fixture.state, fixture.plugins, fixture.notes + "/notes"] {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         return fixture
     }
@@ -119,5 +119,42 @@ struct ControlFixture {
         }
         let expected = try String(contentsOf: file, encoding: .utf8)
         #expect(actual == expected, "restored-ctl's output differs from Expected/\(name).txt", sourceLocation: sourceLocation)
+    }
+}
+
+extension ControlFixture {
+    /// restored on the fixture's bus, with logind's mock and the notes plugin.
+    struct RunningDaemon {
+        let process: ChildProcess
+        let logind: LogindMock
+        let notify: NotifyListener
+
+        func stop() async -> Int32? {
+            let status = await process.terminated()
+            logind.stop()
+            notify.close()
+            return status
+        }
+    }
+
+    /// Starts restored and waits until it is ready.
+    func startDaemon() async throws -> RunningDaemon {
+        let logind = try await LogindMock.start(on: bus)
+        try FileManager.default.createSymbolicLink(atPath: plugins + "/libExampleNotesPlugin.so", withDestinationPath: BuildProducts.plugin("ExampleNotesPlugin"))
+        try "a\nb\nc".write(toFile: notes + "/notes/order", atomically: true, encoding: .utf8)
+        try #"{"editorText":"typed in the test","selectedIndices":[1],"editorNoteID":"b"}"#.write(toFile: notes + "/ui.json", atomically: true, encoding: .utf8)
+        let notify = try NotifyListener(path: root + "/notify")
+        var environment = self.environment
+        environment["NOTIFY_SOCKET"] = notify.address
+        let process = try ChildProcess(
+            BuildProducts.executable("restored"),
+            ["--plugin-dir", plugins, "--state-dir", state, "--option", "\(Self.notes):live-dir=\(notes)", "--autosave-interval", "0"],
+            environment: environment, log: root + "/restored.log"
+        )
+        while let message = try await notify.receiveOffPool(timeout: 20_000) {
+            if message.split(separator: "\n").contains("READY=1") { return RunningDaemon(process: process, logind: logind, notify: notify) }
+        }
+        process.stop()
+        throw ChildProcessError("restored sent no READY=1; see \(root)/restored.log")
     }
 }

@@ -143,6 +143,19 @@ import Testing
         #expect(again.error.hasSuffix("no archive for org.example.Notes (known apps: restored-ctl apps)\n"))
     }
 
+    @Test("shell completions for bash, zsh and fish are generated from the parser and know every command")
+    func completions() async throws {
+        let fixture = try await ControlFixture.make()
+        for shell in ["bash", "zsh", "fish"] {
+            let run = try await fixture.ctl("--generate-completion-script", shell)
+            #expect(run.status == 0, "\(shell): \(run.error)")
+            for command in ["status", "apps", "plugins", "save", "restore", "discard", "ignore-snapshot", "show", "dump", "verify", "doctor"] {
+                #expect(run.output.contains(command), "\(shell) completion lacks \(command)")
+            }
+            #expect(run.output.contains("state-dir"), "\(shell)")
+        }
+    }
+
     static func parse(_ run: CompletedCommand) throws -> Any {
         #expect(run.status == 0, "\(run.error)")
         return try JSONSerialization.jsonObject(with: Data(run.output.utf8))

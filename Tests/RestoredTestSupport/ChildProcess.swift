@@ -135,5 +135,5 @@ public final class ChildProcess: @unchecked Sendable {
 public struct ChildProcessError: Error, CustomStringConvertible {
     /// What went wrong.
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import RestoredArchive
+import RestoredTestSupport
+import SystemPackage
+import Testing
+
+/// `restored-ctl` against a real restored on private buses with logind's mock.
+@Suite struct DaemonCommandTests {
+    @Test("status, plugins and apps, in text (compared with Expected/) and --json")
+    func views() async throws {
+        let fixture = try await ControlFixture.make()
+        let daemon = try await fixture.startDaemon()
+
+        let status = try await fixture.ctl("status")
+        #expect(status.status == 0, "\(status.error)")
+        try ControlFixture.expectMatchesExpected(fixture.normalized(status.output), "status")
+        let statusJSON = try OfflineCommandTests.parse(try await fixture.ctl("status", "--json")) as? [String: Any]
+        #expect(statusJSON?["state"] as? String == "running")
+        #expect(statusJSON?["lockHeld"] as? Bool == true)
+        #expect(statusJSON?["logind"] as? Bool == true)
+        #expect(statusJSON?["apps"] as? Int == 1)
+        #expect(statusJSON?["problems"] as? [String] == [])
+        #expect(statusJSON?["stateDirectory"] as? String == fixture.state)
+
+        let plugins = try await fixture.ctl("plugins")
+        #expect(plugins.status == 0)
+        try ControlFixture.expectMatchesExpected(fixture.normalized(plugins.output), "plugins")
+        let pluginsJSON = try OfflineCommandTests.parse(try await fixture.ctl("plugins", "--json")) as? [[String: Any]]
+        #expect(pluginsJSON?.first?["app"] as? String == ControlFixture.notes)
+        #expect(pluginsJSON?.first?["state"] as? String == "loaded")
+        #expect(pluginsJSON?.first?["abiVersion"] as? Int == 1)
+
+        // save is quiet; apps then shows the result.
+        let save = try await fixture.ctl("save")
+        #expect(save.status == 0 && save.output.isEmpty && save.error.isEmpty, "\(save.error)")
+        let apps = try await fixture.ctl("apps")
+        try ControlFixture.expectMatchesExpected(fixture.normalized(apps.output).replacingOccurrences(of: #"\d+(\.\d)? (B|KiB) "#, with: "<size> ", options: .regularExpression), "apps")
+        let appsJSON = try OfflineCommandTests.parse(try await fixture.ctl("apps", "--json")) as? [[String: Any]]
+        let last = try #require(appsJSON?.first?["last"] as? [String: Any])
+        #expect(last["action"] as? String == "save")
+        #expect(last["outcome"] as? String == "saved")
+        #expect(last["trigger"] as? String == "request")
+
+        // show reads restored's own state directory, without the offline note.
+        let show = try await fixture.ctl("show", ControlFixture.notes)
+        #expect(show.status == 0 && show.error.isEmpty, "\(show.error)")
+        #expect(show.output.hasPrefix("org.example.Notes\n  generation 1 (archive)"))
+        #expect(await daemon.stop() == 0)
+    }
+
+    @Test("save, restore (R15 skip and --force), ignore-snapshot, discard and their errors")
+    func actions() async throws {
+        let fixture = try await ControlFixture.make()
+        let daemon = try await fixture.startDaemon()
+        let store = ArchiveStore(directory: FilePath(fixture.state))
+        let notes = try AppID(ControlFixture.notes)
+
+        #expect(try await fixture.ctl("save", ControlFixture.notes).status == 0)
+        #expect(try store.read(notes).archive.generation == 1)
+        let restore = try await fixture.ctl("restore", ControlFixture.notes)
+        #expect(restore.status == 0 && restore.output.isEmpty && restore.error.isEmpty, "\(restore.error)")
+
+        let unknown = try await fixture.ctl("restore", "org.example.Nothing")
+        #expect(unknown.status == 1)
+        #expect(unknown.error == "restored-ctl: no plugin restores org.example.Nothing (known apps: restored-ctl apps)\n")
+
+        // R15: a restore that never finished is skipped, and said so; --force runs it.
+        _ = try store.update(notes) { $0.restoreAttempts = 1 }
+        let skipped = try await fixture.ctl("restore", ControlFixture.notes)
+        #expect(skipped.status == 1)
+        #expect(skipped.error.contains("not restored: org.example.Notes (skipped: 1 restore(s) started and never finished (R15); restored-ctl restore --force org.example.Notes)"), "\(skipped.error)")
+        #expect(try await fixture.ctl("restore", "--force", ControlFixture.notes).status == 0)
+
+        #expect(try await fixture.ctl("ignore-snapshot", ControlFixture.notes).status == 0)
+        #expect(try store.read(notes).archive.ignoresSnapshot)
+        #expect(try await fixture.ctl("ignore-snapshot", ControlFixture.notes, "--clear").status == 0)
+        #expect(try !store.read(notes).archive.ignoresSnapshot)
+
+        let discard = try await fixture.ctl("discard", "--yes", ControlFixture.notes)
+        #expect(discard.status == 0 && discard.error.isEmpty, "\(discard.error)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.state + "/\(ControlFixture.notes)"))
+        let none = try await fixture.ctl("discard", "--yes", ControlFixture.notes)
+        #expect(none.status == 1)
+        #expect(none.error == "restored-ctl: there is no archive for org.example.Notes (known apps: restored-ctl apps)\n")
+        #expect(try await fixture.ctl("ignore-snapshot", ControlFixture.notes).status == 1)
+        #expect(await daemon.stop() == 0)
+    }
+
+    @Test("doctor: the bus, restored, logind and its delay lock, the state directory and each plugin")
+    func doctor() async throws {
+        let fixture = try await ControlFixture.make()
+        let daemon = try await fixture.startDaemon()
+        let run = try await fixture.ctl("doctor", "--json", environment: ["HOME": fixture.root, "XDG_DATA_HOME": fixture.root + "/data"])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        let checks = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]])
+        func result(_ check: String) -> String? { checks.first { $0["check"] as? String == check }?["result"] as? String }
+        #expect(result("session bus") == "ok")
+        #expect(result("restored") == "ok")
+        #expect(result("logind") == "ok")
+        #expect(result("session manager") == "warning")
+        #expect(result("state directory") == "ok")
+        #expect(result("plugin \(fixture.plugins)/libExampleNotesPlugin.so") == "ok")
+
+        // A plugin directory others can write to, and a plugin that is refused, fail with remedies.
+        try FileManager.default.createSymbolicLink(atPath: fixture.plugins + "/libTestPluginWrongABI.so", withDestinationPath: BuildProducts.plugin("TestPluginWrongABI"))
+        chmod(fixture.state, 0o755)
+        let failing = try await fixture.ctl("doctor", environment: ["HOME": fixture.root, "XDG_DATA_HOME": fixture.root + "/data"])
+        #expect(failing.status == 1)
+        #expect(failing.output.contains("[failed]  state directory: \(fixture.state) has mode 755, not 700"), "\(failing.output)")
+        #expect(failing.output.contains("chmod -R u=rwX,go= \(fixture.state)"))
+        #expect(failing.output.contains("[failed]  plugin \(fixture.plugins)/libTestPluginWrongABI.so: refused"))
+        #expect(failing.error == "restored-ctl: 2 checks failed\n")
+        #expect(await daemon.stop() == 0)
+    }
+}
