@@ -250,6 +250,7 @@ let package = Package(
             name: "RestoredCtlTests",
             dependencies: [
                 "RestoredArchive",
+                "RestoredControl",
                 "RestoredTestSupport",
                 .product(name: "RestorationKit", package: "SDK"),
                 .product(name: "SystemPackage", package: "swift-system"),

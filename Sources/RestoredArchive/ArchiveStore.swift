@@ -83,7 +83,9 @@ public struct ArchiveStore: Sendable {
     ///
     /// The archive's generation becomes one more than the stored one's (1 for
     /// the first). Whether a stored file is intact is judged by its header,
-    /// length and checksum (``ArchiveCodec/seal(of:)``), not a full decode. If
+    /// length and checksum (``ArchiveCodec/seal(of:)``), not a full decode:
+    /// a file whose checksum holds but whose payload does not decode (only an
+    /// encoder bug or a crafted file) is rotated like a valid one. If
     /// the current file is unusable (corrupt, another app's), it is replaced
     /// and the previous generation is kept instead; a current
     /// file of a newer format version becomes the previous generation like a

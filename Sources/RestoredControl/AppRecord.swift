@@ -10,9 +10,9 @@ import RestoredDBus
 /// `archiveTime` (ISO 8601 or null), `archiveSize`, `ignoreSnapshot`,
 /// `restoreAttempts`, `problem` (or null), `last` (null, or `action`,
 /// `trigger`, `outcome`, `detail`, `time`).
-public struct AppRecord: Codable, Hashable, Sendable {
+public struct AppRecord: Encodable, Hashable, Sendable {
     /// The app's last save or restore, as the daemon reports it.
-    public struct LastResult: Codable, Hashable, Sendable {
+    public struct LastResult: Encodable, Hashable, Sendable {
         /// `save` or `restore`.
         public var action: String
         /// What caused it (`sleep`, `login`, `request` ...).
@@ -22,33 +22,33 @@ public struct AppRecord: Codable, Hashable, Sendable {
         /// More for people.
         public var detail: String
         /// When it ended.
-        public var time: Date?
+        @NullEncoded public var time: Date?
     }
 
     /// The app id.
     public var app: String
     /// The plugin file serving it, if one is loaded.
-    public var plugin: String?
+    @NullEncoded public var plugin: String?
     /// The trigger of a save under way.
-    public var saving: String?
+    @NullEncoded public var saving: String?
     /// Whether a usable archive is stored.
     public var hasArchive: Bool
     /// The generation a restore would read.
-    public var generation: UInt64?
+    @NullEncoded public var generation: UInt64?
     /// `archive` or `archive.previous`.
-    public var generationFile: String?
+    @NullEncoded public var generationFile: String?
     /// When the archive was written.
-    public var archiveTime: Date?
+    @NullEncoded public var archiveTime: Date?
     /// The archive file's size in bytes.
-    public var archiveSize: UInt64?
+    @NullEncoded public var archiveSize: UInt64?
     /// The archive's ignore-snapshot flag (R12).
     public var ignoreSnapshot: Bool
     /// Restores started and never finished (R15).
     public var restoreAttempts: UInt32
     /// Why the archive is unusable, or why the current file was passed over.
-    public var problem: String?
+    @NullEncoded public var problem: String?
     /// The last save or restore since the daemon started.
-    public var last: LastResult?
+    @NullEncoded public var last: LastResult?
 
     /// A row of the daemon's `ListApps`.
     init(daemonRow fields: [String: DBusValue]) {
@@ -62,7 +62,7 @@ public struct AppRecord: Codable, Hashable, Sendable {
         hasArchive = fields["HasArchive"]?.boolValue ?? false
         generation = hasArchive ? fields["Generation"]?.uint64Value : nil
         generationFile = hasArchive ? string("GenerationFile") : nil
-        archiveTime = hasArchive ? fields["ArchiveTime"]?.int64Value.flatMap { Self.date(microseconds: $0) } : nil
+        archiveTime = hasArchive ? fields["ArchiveTime"]?.int64Value.flatMap { Timestamps.date(microseconds: $0) } : nil
         archiveSize = hasArchive ? fields["ArchiveSize"]?.uint64Value : nil
         ignoreSnapshot = fields["IgnoreSnapshot"]?.boolValue ?? false
         restoreAttempts = UInt32(fields["RestoreAttempts"]?.uint64Value ?? 0)
@@ -70,7 +70,7 @@ public struct AppRecord: Codable, Hashable, Sendable {
         if let action = string("LastAction") {
             last = LastResult(
                 action: action, trigger: string("LastTrigger") ?? "", outcome: string("LastOutcome") ?? "",
-                detail: string("LastDetail") ?? "", time: fields["LastTime"]?.int64Value.flatMap { Self.date(microseconds: $0) }
+                detail: string("LastDetail") ?? "", time: fields["LastTime"]?.int64Value.flatMap { Timestamps.date(microseconds: $0) }
             )
         }
     }
@@ -85,7 +85,7 @@ public struct AppRecord: Codable, Hashable, Sendable {
             hasArchive = true
             generation = reading.archive.generation
             generationFile = reading.source.fileName
-            archiveTime = Self.date(nanoseconds: reading.archive.timestamp)
+            archiveTime = Timestamps.date(nanoseconds: reading.archive.timestamp)
             archiveSize = UInt64(reading.byteCount)
             ignoreSnapshot = reading.archive.ignoresSnapshot
             restoreAttempts = reading.archive.restoreAttempts
@@ -94,16 +94,6 @@ public struct AppRecord: Codable, Hashable, Sendable {
             hasArchive = false
             if case .noArchive = error {} else { problem = error.description }
         }
-    }
-
-    /// A time in microseconds since 1970, or nil for 0 (never).
-    static func date(microseconds: Int64) -> Date? {
-        microseconds == 0 ? nil : Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
-    }
-
-    /// An archive timestamp, in nanoseconds since 1970.
-    static func date(nanoseconds: Int64) -> Date? {
-        nanoseconds == 0 ? nil : Date(timeIntervalSince1970: Double(nanoseconds) / 1_000_000_000)
     }
 
     /// The last result in a few words: `saved (sleep)`, `restored (login)`,

@@ -14,7 +14,8 @@ public import RestoredState
 /// (non-finite ones as the strings `inf`, `-inf`, `nan`) as JSON; `string`;
 /// `bytes` as base64; `date` as ISO 8601; `array` as a list of typed
 /// values; `dictionary` as a list of entries; `reference` as the object's
-/// path. State that cannot be decoded is an entry with type `unreadable`.
+/// path. State that cannot be decoded is one entry with an empty key, type
+/// `unreadable` and the reason as its value.
 public struct ArchiveDump: Encodable, Sendable {
     /// A typed value.
     public struct Value: Encodable, Sendable {
@@ -52,6 +53,8 @@ public struct ArchiveDump: Encodable, Sendable {
         public let key: String
         /// The value, or nil when the container could not be decoded.
         public let value: StateValue?
+        /// Why the container could not be decoded.
+        var unreadable: String? = nil
 
         enum CodingKeys: String, CodingKey { case key, type, value }
 
@@ -61,6 +64,7 @@ public struct ArchiveDump: Encodable, Sendable {
             try container.encode(key, forKey: .key)
             guard let value else {
                 try container.encode("unreadable", forKey: .type)
+                try container.encode(unreadable ?? "", forKey: .value)
                 return
             }
             try container.encode(value.kindName, forKey: .type)
@@ -74,7 +78,7 @@ public struct ArchiveDump: Encodable, Sendable {
             do {
                 return try StateContainerReader.decodeEntries(state).map { Entry(key: $0.key, value: $0.value) }
             } catch {
-                return [Entry(key: "\(error)", value: nil)]
+                return [Entry(key: "", value: nil, unreadable: "\(error)")]
             }
         }
     }
@@ -86,7 +90,7 @@ public struct ArchiveDump: Encodable, Sendable {
         /// Its class name.
         public let className: String
         /// Its restoration class, if any.
-        public let restorationClass: String?
+        @NullEncoded public var restorationClass: String?
         /// `child`, `presented` or `manual`.
         public let kind: String
         /// Its state.
@@ -94,7 +98,7 @@ public struct ArchiveDump: Encodable, Sendable {
     }
 
     /// The snapshot.
-    public struct SnapshotDump: Encodable, Sendable {
+    public struct SnapshotDump: Encodable, Hashable, Sendable {
         /// Its media type.
         public let mediaType: String
         /// Its size in bytes.
@@ -112,7 +116,7 @@ public struct ArchiveDump: Encodable, Sendable {
     /// The plugin file that wrote it.
     public let plugin: String
     /// When it was written.
-    public let time: Date?
+    @NullEncoded public var time: Date?
     /// Its generation.
     public let generation: UInt64
     /// The file it was read from.
@@ -128,7 +132,9 @@ public struct ArchiveDump: Encodable, Sendable {
     /// The objects, parents first.
     public let objects: [Object]
     /// The snapshot, if any.
-    public let snapshot: SnapshotDump?
+    @NullEncoded public var snapshot: SnapshotDump?
+    /// Why the current file was passed over, if it was.
+    public let problems: [String]
 
     init(_ reading: ArchiveReading) {
         let archive = reading.archive
@@ -136,7 +142,7 @@ public struct ArchiveDump: Encodable, Sendable {
         appVersion = archive.appVersion
         systemVersion = archive.systemVersion
         plugin = archive.plugin
-        time = AppRecord.date(nanoseconds: archive.timestamp)
+        time = Timestamps.date(nanoseconds: archive.timestamp)
         generation = archive.generation
         generationFile = reading.source.fileName
         size = reading.byteCount
@@ -150,6 +156,7 @@ public struct ArchiveDump: Encodable, Sendable {
                 state: Entry.entries(of: object.state)
             )
         }
+        problems = reading.problems.map(\.description)
         snapshot = archive.snapshot.map { SnapshotDump(mediaType: $0.mediaType, size: $0.data.count, data: Data($0.data).base64EncodedString()) }
     }
 }

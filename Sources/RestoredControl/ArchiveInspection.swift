@@ -33,7 +33,7 @@ public struct ArchiveInspection: Sendable {
     public func tree(timeFormat: (Date) -> String) -> String {
         let archive = reading.archive
         var lines: [String] = []
-        let written = AppRecord.date(nanoseconds: archive.timestamp).map(timeFormat) ?? "unknown"
+        let written = Timestamps.date(nanoseconds: archive.timestamp).map(timeFormat) ?? "unknown"
         lines.append("\(archive.appID)")
         lines.append("  generation \(archive.generation) (\(reading.source.fileName)), \(ByteCount.text(reading.byteCount)), written \(written)")
         lines.append("  app version \(Self.orNone(archive.appVersion)), system \(Self.orNone(archive.systemVersion)), plugin \(Self.orNone(archive.plugin))")
@@ -49,9 +49,13 @@ public struct ArchiveInspection: Sendable {
         lines.append("app state")
         lines += Self.keyLines(archive.appState, indent: "  ")
         lines.append("objects (\(archive.objects.count))")
-        let children = Dictionary(grouping: archive.objects.indices) { archive.objects[$0].path.parent }
+        // An object with an empty path cannot hang anywhere (R16: archives
+        // are not trusted); it is listed with the objects whose parent is missing.
+        let children = Dictionary(grouping: archive.objects.indices.filter { archive.objects[$0].path.depth > 0 }) { archive.objects[$0].path.parent }
+        var shown = Set<Int>()
         func walk(_ parent: ObjectPath, prefix: String) {
             let indices = children[parent] ?? []
+            shown.formUnion(indices)
             for (offset, index) in indices.enumerated() {
                 let object = archive.objects[index]
                 let last = offset == indices.count - 1
@@ -67,6 +71,14 @@ public struct ArchiveInspection: Sendable {
             }
         }
         walk(ObjectPath(), prefix: "")
+        let orphans = archive.objects.indices.filter { !shown.contains($0) }
+        if !orphans.isEmpty {
+            lines.append("objects whose parent is not in the archive (\(orphans.count))")
+            for index in orphans {
+                let object = archive.objects[index]
+                lines.append("  \(object.path.depth == 0 ? "(empty path)" : object.path.description)  \(object.className)")
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -89,20 +101,4 @@ public struct ArchiveInspection: Sendable {
 
     /// The whole decoded archive, for `dump --json`.
     public var dump: ArchiveDump { ArchiveDump(reading) }
-}
-
-extension ArchivedObject.Kind {
-    /// `child`, `presented` or `manual`, as the JSON outputs say.
-    var name: String {
-        switch self {
-        case .child: "child"
-        case .presented: "presented"
-        case .manual: "manual"
-        }
-    }
-}
-
-extension ObjectPath {
-    /// The path without its last component (the root's parent is the root).
-    var parent: ObjectPath { ObjectPath(Array(components.dropLast())) }
 }

@@ -18,15 +18,15 @@ public struct ArchiveOutline: Encodable, Sendable {
         /// Its class.
         public let className: String
         /// Its restoration class, if any.
-        public let restorationClass: String?
+        @NullEncoded public var restorationClass: String?
         /// `child`, `presented` or `manual`.
         public let kind: String
         /// Its keys, or nil when its state cannot be read.
-        public let keys: [StateKey]?
+        @NullEncoded public var keys: [StateKey]?
     }
 
     /// The snapshot's kind and size.
-    public struct SnapshotOutline: Encodable, Sendable {
+    public struct SnapshotOutline: Encodable, Hashable, Sendable {
         /// Its media type.
         public let mediaType: String
         /// Its size in bytes.
@@ -42,7 +42,7 @@ public struct ArchiveOutline: Encodable, Sendable {
     /// The file's size in bytes.
     public let size: Int
     /// When it was written.
-    public let time: Date?
+    @NullEncoded public var time: Date?
     /// The app's version when saved.
     public let appVersion: String
     /// The system's version when saved.
@@ -54,11 +54,11 @@ public struct ArchiveOutline: Encodable, Sendable {
     /// Restores started and never finished (R15).
     public let restoreAttempts: UInt32
     /// The snapshot's kind and size, if any.
-    public let snapshot: SnapshotOutline?
+    @NullEncoded public var snapshot: SnapshotOutline?
     /// Why the current file was passed over, if it was.
     public let problems: [String]
     /// The app-wide keys, or nil when unreadable.
-    public let appState: [StateKey]?
+    @NullEncoded public var appState: [StateKey]?
     /// The objects, parents first.
     public let objects: [Object]
 
@@ -70,7 +70,7 @@ public struct ArchiveOutline: Encodable, Sendable {
         generation = archive.generation
         generationFile = reading.source.fileName
         size = reading.byteCount
-        time = AppRecord.date(nanoseconds: archive.timestamp)
+        time = Timestamps.date(nanoseconds: archive.timestamp)
         appVersion = archive.appVersion
         systemVersion = archive.systemVersion
         plugin = archive.plugin

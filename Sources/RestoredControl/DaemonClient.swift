@@ -48,6 +48,12 @@ public final class DaemonClient: Sendable {
         return status
     }
 
+    /// The state directory restored reports (`Status` alone).
+    public func stateDirectory() async throws(ControlError) -> String {
+        let fields = try await call("Status").first?.stringKeyedValue ?? [:]
+        return fields["StateDirectory"]?.stringValue ?? ""
+    }
+
     /// `ListApps`.
     public func apps() async throws(ControlError) -> [AppRecord] {
         let rows = try await call("ListApps").first?.arrayValue ?? []
@@ -106,9 +112,10 @@ public final class DaemonClient: Sendable {
         case errorPrefix + "Failed":
             return ControlError(.failure, error.message)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-             "org.freedesktop.DBus.Error.Disconnected",
-             "org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.Failed":
+             "org.freedesktop.DBus.Error.Disconnected":
             return ControlError.notRunning
+        case let name where name.hasPrefix("org.freedesktop.DBus.Error.Spawn."):
+            return ControlError(.daemonUnreachable, "restored failed to start (\(error.message)); see journalctl --user -u restored")
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
             return ControlError(.failure, "restored did not answer in time (\(error.message)); see journalctl --user -u restored")
         case "org.freedesktop.DBus.Error.AccessDenied":

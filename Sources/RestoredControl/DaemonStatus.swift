@@ -7,9 +7,9 @@ import RestoredDBus
 /// `sessionManager`, `apps`, `pluginsLoaded`, `pluginsRefused`,
 /// `stateDirectory`, `lastSave` (null, or `time`, `trigger`, `saved`,
 /// `failed`), `problems` (a list of lines, most urgent first).
-public struct DaemonStatus: Codable, Hashable, Sendable {
+public struct DaemonStatus: Encodable, Hashable, Sendable {
     /// The last save of every app.
-    public struct LastSave: Codable, Hashable, Sendable {
+    public struct LastSave: Encodable, Hashable, Sendable {
         /// When it finished.
         public var time: Date
         /// What caused it.
@@ -39,7 +39,7 @@ public struct DaemonStatus: Codable, Hashable, Sendable {
     /// Where the archives are.
     public var stateDirectory: String
     /// The last save, if any.
-    public var lastSave: LastSave?
+    @NullEncoded public var lastSave: LastSave?
     /// What needs attention, most urgent first.
     public var problems: [String] = []
 
@@ -54,7 +54,7 @@ public struct DaemonStatus: Codable, Hashable, Sendable {
         pluginsLoaded = UInt32(fields["PluginsLoaded"]?.uint64Value ?? 0)
         pluginsRefused = UInt32(fields["PluginsRefused"]?.uint64Value ?? 0)
         stateDirectory = fields["StateDirectory"]?.stringValue ?? ""
-        if let time = fields["LastSave"]?.int64Value.flatMap(AppRecord.date(microseconds:)) {
+        if let time = fields["LastSave"]?.int64Value.flatMap(Timestamps.date(microseconds:)) {
             lastSave = LastSave(
                 time: time, trigger: fields["LastSaveTrigger"]?.stringValue ?? "",
                 saved: UInt32(fields["LastSaveSaved"]?.uint64Value ?? 0), failed: UInt32(fields["LastSaveFailed"]?.uint64Value ?? 0)
@@ -65,7 +65,9 @@ public struct DaemonStatus: Codable, Hashable, Sendable {
     /// Lists what needs attention, from the status and the apps and plugins.
     mutating func findProblems(apps: [AppRecord], plugins: [PluginRecord]) {
         var problems: [String] = []
-        if logind && !lockHeld && state != "saving" && state != "stopping" {
+        if !logind {
+            problems.append("logind was not reachable when restored started: nothing is saved before suspend or shutdown (restored-ctl doctor)")
+        } else if !lockHeld && state != "saving" && state != "stopping" {
             problems.append("logind's delay lock is not held: suspend and shutdown will not wait for saves (see the journal: journalctl --user -u restored)")
         }
         for plugin in plugins where plugin.state == "refused" {

@@ -71,8 +71,11 @@ public struct Doctor: Sendable {
         if ours || status?.lockHeld == true {
             return DoctorCheck("logind", .ok, "reachable; restored holds its delay lock for sleep and shutdown")
         }
+        if status == nil {
+            return DoctorCheck("logind", .warning, "reachable; whether restored would hold its delay lock shows once restored runs")
+        }
         return DoctorCheck("logind", .failed, "reachable, but restored holds no delay lock: suspend and shutdown will not wait for saves",
-                           remedy: status == nil ? "start restored: systemctl --user start restored" : "see why: journalctl --user -u restored")
+                           remedy: "see why: journalctl --user -u restored")
     }
 
     private func stateDirectoryChecks(_ reported: FilePath?) -> [DoctorCheck] {

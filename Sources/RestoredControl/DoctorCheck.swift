@@ -2,9 +2,9 @@
 ///
 /// JSON shape (`doctor --json`, a list): `check`, `result` (`ok`, `warning`,
 /// `failed`), `detail`, `remedy` (or null).
-public struct DoctorCheck: Codable, Hashable, Sendable {
+public struct DoctorCheck: Encodable, Hashable, Sendable {
     /// How a check came out.
-    public enum Result: String, Codable, Sendable {
+    public enum Result: String, Encodable, Sendable {
         /// Fine.
         case ok
         /// Works, but worth knowing.
@@ -20,7 +20,7 @@ public struct DoctorCheck: Codable, Hashable, Sendable {
     /// What was found.
     public var detail: String
     /// What to do, when something is wrong.
-    public var remedy: String?
+    @NullEncoded public var remedy: String?
 
     /// Creates a finding.
     public init(_ check: String, _ result: Result, _ detail: String, remedy: String? = nil) {

@@ -5,17 +5,17 @@ import RestoredDBus
 /// JSON shape (`plugins --json`): `file`, `app` (null when refused),
 /// `abiVersion` (null when refused), `state` (`loaded` or `refused`),
 /// `reason` (the refusal with what to do, or null).
-public struct PluginRecord: Codable, Hashable, Sendable {
+public struct PluginRecord: Encodable, Hashable, Sendable {
     /// The plugin file.
     public var file: String
     /// The app it serves, when loaded.
-    public var app: String?
+    @NullEncoded public var app: String?
     /// The ABI version it declared, when loaded.
-    public var abiVersion: UInt32?
+    @NullEncoded public var abiVersion: UInt32?
     /// `loaded` or `refused`.
     public var state: String
     /// Why it was refused, and what to do.
-    public var reason: String?
+    @NullEncoded public var reason: String?
 
     /// A row of the daemon's `ListPlugins`: (file, app id, ABI version, "loaded" or the refusal).
     init?(daemonRow fields: [DBusValue]) {

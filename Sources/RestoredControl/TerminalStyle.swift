@@ -1,17 +1,23 @@
 import Glibc
 
 /// Colour and weight for a terminal: on only when standard output is a
-/// terminal and `NO_COLOR` is not set (https://no-color.org).
+/// terminal and `NO_COLOR` is not set to a value (https://no-color.org).
 public struct TerminalStyle: Sendable {
     /// Whether escape sequences are written.
     public var isEnabled: Bool
 
+    /// A style that writes escapes or not.
+    public init(isEnabled: Bool) {
+        self.isEnabled = isEnabled
+    }
+
     /// No escapes.
     public static let plain = TerminalStyle(isEnabled: false)
 
-    /// The style for this process's standard output and environment.
+    /// The style for this process's standard output and environment
+    /// (`NO_COLOR` counts when it is set and not empty, as no-color.org says).
     public static func forStandardOutput(environment: [String: String]) -> TerminalStyle {
-        TerminalStyle(isEnabled: isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil)
+        TerminalStyle(isEnabled: isatty(STDOUT_FILENO) == 1 && (environment["NO_COLOR"] ?? "").isEmpty)
     }
 
     /// Bold.

@@ -6,17 +6,17 @@ public import RestoredArchive
 /// unusable), `current` and `previous`, each with `status` (`ok`, `absent`,
 /// `corrupt`, `unusable`), `generation` and `size` (when ok), `problem`
 /// (when not).
-public struct VerifyRecord: Codable, Hashable, Sendable {
+public struct VerifyRecord: Encodable, Hashable, Sendable {
     /// One file.
-    public struct File: Codable, Hashable, Sendable {
+    public struct File: Encodable, Hashable, Sendable {
         /// `ok`, `absent`, `corrupt` or `unusable`.
         public var status: String
         /// Its generation, when ok.
-        public var generation: UInt64?
+        @NullEncoded public var generation: UInt64?
         /// Its size in bytes, when ok.
-        public var size: Int?
+        @NullEncoded public var size: Int?
         /// What is wrong, when corrupt or unusable.
-        public var problem: String?
+        @NullEncoded public var problem: String?
 
         init(_ status: ArchiveVerification.Status) {
             switch status {
@@ -50,21 +50,18 @@ public struct VerifyRecord: Codable, Hashable, Sendable {
     public var app: String
     /// Whether neither file is corrupt or unusable.
     public var ok: Bool
+    /// Whether either file holds an archive (ok, corrupt or unusable).
+    public var exists: Bool { current.status != "absent" || previous.status != "absent" }
     /// The current generation's file.
     public var current: File
     /// The previous generation's file.
     public var previous: File
 
-    /// The verification of `appID` in `store`.
+    /// The record of a verification.
     public init(_ verification: ArchiveVerification) {
         app = verification.appID.rawValue
         current = File(verification.current)
         previous = File(verification.previous)
         ok = [current, previous].allSatisfy { $0.status == "ok" || $0.status == "absent" }
-    }
-
-    /// One line: `org.example.Notes  current ok (generation 3, 12.1 KiB), previous ok (…)`.
-    public var line: String {
-        "current \(current.summary); previous \(previous.summary)"
     }
 }

@@ -19,7 +19,7 @@ struct AppsCommand: AsyncParsableCommand {
             defer { daemon.close() }
             apps = try await daemon.apps()
         } else {
-            let store = try await state.store(daemon: nil)
+            let store = await state.store(daemon: nil)
             if state.stateDirectory == nil { Console.offline(store) }
             let appIDs: [AppID]
             do throws(ArchiveStoreError) {

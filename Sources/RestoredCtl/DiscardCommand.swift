@@ -28,12 +28,12 @@ struct DiscardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let appIDs = try Console.appIDs(apps)
+        let appIDs = try Console.parseAppIDs(apps)
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw ControlError(.usage, "discard deletes archives for good: confirm with --yes when not on a terminal")
             }
-            Console.write("Delete the archives of \(appIDs.map(\.rawValue).joined(separator: ", "))? [y/N] ")
+            FileHandle.standardError.write(Data("Delete the archives of \(appIDs.map(\.rawValue).joined(separator: ", "))? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                 throw ControlError(.failure, "nothing discarded")
             }
@@ -43,7 +43,7 @@ struct DiscardCommand: AsyncParsableCommand {
             for appID in appIDs { try await daemon.discard(appID.rawValue) }
             return
         }
-        let store = try await state.store(daemon: nil)
+        let store = await state.store(daemon: nil)
         if state.stateDirectory == nil { Console.offline(store) }
         for appID in appIDs {
             let removed: Bool
@@ -53,39 +53,6 @@ struct DiscardCommand: AsyncParsableCommand {
                 throw ControlError(.failure, error.description)
             }
             guard removed else { throw ControlError(.failure, "no archive for \(appID) (known apps: restored-ctl apps)") }
-        }
-    }
-}
-
-/// `restored-ctl ignore-snapshot`.
-struct IgnoreSnapshotCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "ignore-snapshot",
-        abstract: "Make the app's next restore skip its snapshot (R12), or with --clear show it again.",
-        discussion: "The flag is set on the archive as it is now; the app's next save writes its own choice."
-    )
-
-    @Argument(help: "An app id, like org.example.Notes.")
-    var app: String
-
-    @Flag(help: "Clear the flag instead of setting it.")
-    var clear = false
-
-    @OptionGroup var state: StateOptions
-
-    func run() async throws {
-        let appID = try Console.appIDs([app])[0]
-        if state.stateDirectory == nil, let daemon = await DaemonClient.running() {
-            defer { daemon.close() }
-            return try await daemon.setIgnoreSnapshot(appID.rawValue, !clear)
-        }
-        let store = try await state.store(daemon: nil)
-        if state.stateDirectory == nil { Console.offline(store) }
-        do throws(ArchiveStoreError) {
-            _ = try store.update(appID) { $0.ignoresSnapshot = !clear }
-        } catch {
-            if case .noArchive = error { throw ControlError(.failure, "no archive for \(appID) (known apps: restored-ctl apps)") }
-            throw ControlError(.failure, error.description)
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import RestoredControl
 
 /// `restored-ctl`: see and steer restored.
+@main
 struct RestoredCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restored-ctl",
@@ -24,8 +25,9 @@ struct RestoredCtl: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command line and exits with the documented statuses.
-    static func runMain() async -> Never {
+    /// Runs the command line and exits with the documented statuses; every
+    /// error is one line on standard error.
+    static func main() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -43,15 +45,9 @@ struct RestoredCtl: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 Foundation.exit(ExitStatus.success.rawValue)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            let line = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("restored-ctl: \(line) (restored-ctl --help says more)\n".utf8))
             Foundation.exit(code == .validationFailure ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
         }
-    }
-}
-
-@main
-enum RestoredCtlMain {
-    static func main() async {
-        await RestoredCtl.runMain()
     }
 }

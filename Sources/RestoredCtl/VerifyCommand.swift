@@ -17,10 +17,10 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() async throws {
-        var appIDs = try Console.appIDs(apps)
+        var appIDs = try Console.parseAppIDs(apps)
         let daemon = state.stateDirectory == nil ? await DaemonClient.running() : nil
         defer { daemon?.close() }
-        let store = try await state.store(daemon: daemon)
+        let store = await state.store(daemon: daemon)
         if state.stateDirectory == nil && daemon == nil { Console.offline(store) }
         if appIDs.isEmpty {
             do throws(ArchiveStoreError) {
@@ -30,6 +30,10 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         let records = appIDs.map { VerifyRecord(store.verify($0)) }
+        let missing = records.filter { !$0.exists && !apps.isEmpty }
+        if !missing.isEmpty {
+            throw ControlError(.failure, "no archive for \(missing.map(\.app).joined(separator: ", ")) in \(store.directory) (known apps: restored-ctl apps)")
+        }
         if output.json {
             try Console.json(records)
         } else {
@@ -42,7 +46,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let corrupt = records.filter { !$0.ok }
         if !corrupt.isEmpty {
-            throw ControlError(.corruptArchive, "corrupt archive: \(corrupt.map(\.app).joined(separator: ", ")) (restored-ctl discard APP removes one)")
+            let names = corrupt.map(\.app).joined(separator: ", ")
+            throw ControlError(.corruptArchive, "corrupt archive: \(names) (restored-ctl discard \(corrupt.map(\.app).joined(separator: " ")) removes it; a restore reads the other generation when it is ok)")
         }
     }
 }

@@ -211,7 +211,7 @@ struct AdminInterface: Sendable {
         let appIDs = try identifiers.map(Self.appID)
         return try appIDs.map { appID in
             guard let host = registry.host(for: appID) else {
-                throw DBusError(name: Self.errorPrefix + "UnknownApp", message: "no plugin restores \(appID)")
+                throw DBusError(name: Self.errorPrefix + "UnknownApp", message: "no plugin for \(appID) is loaded")
             }
             return host
         }

@@ -62,7 +62,7 @@ import Testing
 
         let unknown = try await fixture.ctl("restore", "org.example.Nothing")
         #expect(unknown.status == 1)
-        #expect(unknown.error == "restored-ctl: no plugin restores org.example.Nothing (known apps: restored-ctl apps)\n")
+        #expect(unknown.error == "restored-ctl: no plugin for org.example.Nothing is loaded (known apps: restored-ctl apps)\n")
 
         // R15: a restore that never finished is skipped, and said so; --force runs it.
         _ = try store.update(notes) { $0.restoreAttempts = 1 }

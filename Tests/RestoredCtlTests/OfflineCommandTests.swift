@@ -38,8 +38,12 @@ import Testing
         #expect(notes["generation"] as? Int == 2)
         #expect(notes["generationFile"] as? String == "archive")
         #expect(notes["ignoreSnapshot"] as? Bool == true)
-        #expect(notes["archiveTime"] as? String == "2025-11-21T04:40:00Z")
+        #expect(notes["archiveTime"] as? String == "2025-11-21T04:40:00.000Z")
         #expect(notes["hasArchive"] as? Bool == true)
+        // Absent values are null, never missing keys.
+        for key in ["plugin", "saving", "problem", "last"] {
+            #expect(notes[key] is NSNull, "\(key) should be null")
+        }
 
         let show = try Self.parse(try await fixture.ctl("show", ControlFixture.notes, "--json", "--state-dir", fixture.state)) as? [String: Any]
         let objects = try #require(show?["objects"] as? [[String: Any]])
@@ -73,7 +77,7 @@ import Testing
         let verify = try await fixture.ctl("verify", "--state-dir", fixture.state)
         #expect(verify.status == 4)
         try ControlFixture.expectMatchesExpected(verify.output, "verify-corrupt")
-        #expect(verify.error == "restored-ctl: corrupt archive: org.example.Broken (restored-ctl discard APP removes one)\n")
+        #expect(verify.error == "restored-ctl: corrupt archive: org.example.Broken (restored-ctl discard org.example.Broken removes it; a restore reads the other generation when it is ok)\n")
 
         let show = try await fixture.ctl("show", ControlFixture.broken, "--state-dir", fixture.state)
         #expect(show.status == 4)
@@ -104,7 +108,11 @@ import Testing
 
         let option = try await fixture.ctl("apps", "--colour")
         #expect(option.status == 2)
-        #expect(option.error.contains("--colour"))
+        #expect(option.error == "restored-ctl: Unknown option '--colour' (restored-ctl --help says more)\n")
+
+        let missing = try await fixture.ctl("verify", "org.example.Nothing", "--state-dir", fixture.state)
+        #expect(missing.status == 1)
+        #expect(missing.error == "restored-ctl: no archive for org.example.Nothing in \(fixture.state) (known apps: restored-ctl apps)\n")
 
         // discard asks on a terminal; without one (stdin is /dev/null here) it needs --yes.
         let unconfirmed = try await fixture.ctl("discard", ControlFixture.notes, "--state-dir", fixture.state)

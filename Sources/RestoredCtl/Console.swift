@@ -1,33 +1,8 @@
-import ArgumentParser
 import Foundation
 import RestoredArchive
 import RestoredControl
-import SystemPackage
 
-/// `--json`.
-struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print JSON (a stable shape, see the README) instead of text.")
-    var json = false
-}
-
-/// `--state-dir`, for the commands that read archives.
-struct StateOptions: ParsableArguments {
-    @Option(name: .customLong("state-dir"), help: "Where the archives are (default: restored's, or $XDG_STATE_HOME/restored when it is not running).", completion: .directory)
-    var stateDirectory: String?
-
-    /// The store to read, and whether restored is running (its own state
-    /// directory is used then, unless one is given).
-    func store(daemon: DaemonClient?) async throws(ControlError) -> ArchiveStore {
-        if let stateDirectory { return ArchiveStore(directory: FilePath(stateDirectory)) }
-        if let daemon {
-            let directory = try await daemon.status().stateDirectory
-            if !directory.isEmpty { return ArchiveStore(directory: FilePath(directory)) }
-        }
-        return ArchiveStore(directory: ArchiveStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
-    }
-}
-
-/// Helpers every command shares.
+/// What every command shares: the environment, output, app ids and times.
 enum Console {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -52,14 +27,14 @@ enum Console {
         }
     }
 
-    /// Checks app ids before any file or bus is touched.
-    static func appIDs(_ texts: [String]) throws(ControlError) -> [AppID] {
+    /// Parses app ids, before any file or bus is touched; an invalid one is a usage error.
+    static func parseAppIDs(_ texts: [String]) throws(ControlError) -> [AppID] {
         var appIDs: [AppID] = []
         for text in texts {
             do {
                 appIDs.append(try AppID(text))
             } catch {
-                throw ControlError(.usage, "\(error.description)")
+                throw ControlError(.usage, error.description)
             }
         }
         return appIDs
