@@ -140,7 +140,14 @@ struct SuspendBenchmark: AsyncParsableCommand {
             let fresh = empty + "/\(index)"
             for (directory, name) in [(state, "with"), (fresh, "without")] {
                 let (started, ready) = try await launcher.start(state: directory, log: "restored-start-\(name)-\(index).log")
-                if directory == state { withArchives.append(ready) } else { without.append(ready) }
+                if directory == state {
+                    // Count only starts that restored every app (READY also
+                    // comes when the login-restore budget runs out).
+                    try await Self.expectRestored(apps: count, on: bus)
+                    withArchives.append(ready)
+                } else {
+                    without.append(ready)
+                }
                 guard await started.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
             }
         }
@@ -175,6 +182,19 @@ struct SuspendBenchmark: AsyncParsableCommand {
             daemon.stop()
             throw BenchmarkFailure("restored sent no READY=1; see \(bus.directory.path)/\(log)")
         }
+    }
+
+    /// Checks through `ListApps` that every app's last result is a restore at login that worked.
+    static func expectRestored(apps count: Int, on bus: PrivateBus) async throws {
+        let client = try await bus.connect()
+        defer { client.close() }
+        let rows = try await client.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: "ListApps")
+            .first?.arrayValue ?? []
+        let restored = rows.filter { row in
+            let fields = row.stringKeyedValue ?? [:]
+            return fields["LastTrigger"]?.stringValue == "login" && fields["LastOutcome"]?.stringValue == "restored"
+        }
+        guard restored.count == count else { throw BenchmarkFailure("only \(restored.count) of \(count) apps were restored at login") }
     }
 
     static func waitUntil(_ condition: () async throws -> Bool) async throws {

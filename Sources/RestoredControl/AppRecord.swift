@@ -6,7 +6,7 @@ import RestoredDBus
 /// or read from the archives when the daemon is not running.
 ///
 /// JSON shape (`apps --json`): `app`, `plugin` (file or null), `saving`
-/// (trigger or null), `hasArchive`, `generation`, `generationFile`,
+/// (trigger or null), `restoring`, `hasArchive`, `generation`, `generationFile`,
 /// `archiveTime` (ISO 8601 or null), `archiveSize`, `ignoreSnapshot`,
 /// `restoreAttempts`, `problem` (or null), `last` (null, or `action`,
 /// `trigger`, `outcome`, `detail`, `time`).
@@ -31,6 +31,8 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     @NullEncoded public var plugin: String?
     /// The trigger of a save under way.
     @NullEncoded public var saving: String?
+    /// Whether a restore is under way.
+    public var restoring: Bool
     /// Whether a usable archive is stored.
     public var hasArchive: Bool
     /// The generation a restore would read.
@@ -59,6 +61,7 @@ public struct AppRecord: Encodable, Hashable, Sendable {
         app = string("App") ?? ""
         plugin = string("Plugin")
         saving = string("Saving")
+        restoring = fields["Restoring"]?.boolValue ?? false
         hasArchive = fields["HasArchive"]?.boolValue ?? false
         generation = hasArchive ? fields["Generation"]?.uint64Value : nil
         generationFile = hasArchive ? string("GenerationFile") : nil
@@ -78,6 +81,7 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     /// An app read from the store, as a restore would read it.
     public init(appID: AppID, store: ArchiveStore) {
         app = appID.rawValue
+        restoring = false
         ignoreSnapshot = false
         restoreAttempts = 0
         do throws(ArchiveStoreError) {

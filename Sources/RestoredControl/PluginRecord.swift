@@ -14,7 +14,8 @@ public struct PluginRecord: Encodable, Hashable, Sendable {
     @NullEncoded public var abiVersion: UInt32?
     /// `loaded` or `refused`.
     public var state: String
-    /// Why it was refused, and what to do.
+    /// Why it was refused, and what to do; for a loaded plugin, a note (a
+    /// new build on disk waiting for a restart).
     @NullEncoded public var reason: String?
 
     /// A row of the daemon's `ListPlugins`: (file, app id, ABI version, "loaded" or the refusal).
@@ -23,10 +24,12 @@ public struct PluginRecord: Encodable, Hashable, Sendable {
               let abi = fields[2].uint64Value, let state = fields[3].stringValue
         else { return nil }
         self.file = file
-        if state == "loaded" {
+        if state.hasPrefix("loaded") {
             self.app = app
             self.abiVersion = UInt32(abi)
             self.state = "loaded"
+            // "loaded; <note>": a note, like a new build waiting for a restart.
+            self.reason = state == "loaded" ? nil : String(state.dropFirst("loaded; ".count))
         } else {
             self.state = "refused"
             self.reason = state

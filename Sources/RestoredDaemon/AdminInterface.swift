@@ -35,7 +35,8 @@ struct AdminInterface: Sendable {
                 try await Daemon.requireOwnUser(call)
                 let catalog = admin.registry.catalog
                 let loaded = catalog.plugins.map { plugin in
-                    DBusValue.structure([.string(plugin.file.string), .string(plugin.appID.rawValue), .uint32(plugin.abiVersion), .string("loaded")])
+                    let state = plugin.hasChangedOnDisk ? "loaded; the file changed since: restart restored to load the new build" : "loaded"
+                    return DBusValue.structure([.string(plugin.file.string), .string(plugin.appID.rawValue), .uint32(plugin.abiVersion), .string(state)])
                 }
                 let refused = catalog.refusals.map { refusal in
                     DBusValue.structure([.string(refusal.file.string), .string(""), .uint32(0), .string(refusal.description)])
@@ -52,14 +53,16 @@ struct AdminInterface: Sendable {
             .init("Restore", inputs: [.init("apps", "as"), .init("force", "b")], outputs: [.init("restored", "u")]) { call in
                 try await Daemon.requireOwnUser(call)
                 let selected = try admin.hosts(try call.strings(at: 0))
-                try Self.requireIdle(selected)
+                try Self.requireIdle(selected, restoring: true)
                 let mode: RestorationMode = try call.bool(at: 1) ? .forced : .automatic
-                var restored: UInt32 = 0
-                for host in selected {
-                    let report = await host.restore(using: admin.daemon.restorationEngine, mode: mode, trigger: .request)
-                    if report.outcome == .restored { restored += 1 }
+                let engine = admin.daemon.restorationEngine
+                let restored = await withTaskGroup(of: Bool.self) { group in
+                    for host in selected {
+                        group.addTask { await host.restore(using: engine, mode: mode, trigger: .request).outcome == .restored }
+                    }
+                    return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
-                return [.uint32(restored)]
+                return [.uint32(UInt32(restored))]
             },
             .init("Discard", inputs: [.init("app", "s")]) { call in
                 try await Daemon.requireOwnUser(call)
@@ -99,7 +102,7 @@ struct AdminInterface: Sendable {
             },
             .init("ReloadPlugins", outputs: [.init("added", "as"), .init("removed", "as"), .init("refused", "u")]) { call in
                 try await Daemon.requireOwnUser(call)
-                let result = admin.registry.reload()
+                let result = await admin.registry.reload()
                 if !result.added.isEmpty || !result.removed.isEmpty {
                     try? admin.connection.emitPropertiesChanged(
                         path: Daemon.objectPath, interface: Daemon.interface, changed: [("Apps", .strings(admin.registry.hosts.map(\.appID.rawValue)))]
@@ -151,6 +154,7 @@ struct AdminInterface: Sendable {
                 ("App", .string(appID.rawValue)),
                 ("Plugin", .string(host?.plugin.file.string ?? "")),
                 ("Saving", .string(host?.saveInProgress?.rawValue ?? "")),
+                ("Restoring", .boolean(host?.isRestoring ?? false)),
             ]
             row += Self.archiveFields(of: appID, in: store)
             let last = host?.lastActivity
@@ -217,11 +221,16 @@ struct AdminInterface: Sendable {
         }
     }
 
-    /// Refuses with `Busy` when one of `hosts` is being saved.
-    static func requireIdle(_ hosts: [AppHost]) throws(DBusError) {
+    /// Refuses with `Busy` when one of `hosts` is being saved or, with
+    /// `restoring`, restored (a second restore would run into an app already
+    /// restored).
+    static func requireIdle(_ hosts: [AppHost], restoring: Bool = false) throws(DBusError) {
         for host in hosts {
             if let trigger = host.saveInProgress {
                 throw DBusError(name: errorPrefix + "Busy", message: "\(host.appID) is being saved (\(trigger.rawValue)); try again when that save is done")
+            }
+            if restoring && host.isRestoring {
+                throw DBusError(name: errorPrefix + "Busy", message: "\(host.appID) is being restored; try again when that restore is done")
             }
         }
     }

@@ -126,15 +126,26 @@ public final class AppHost: @unchecked Sendable {
 
     /// Restores the app.
     public func restore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger) async -> RestorationReport {
+        await startRestore(using: engine, mode: mode, trigger: trigger).value
+    }
+
+    /// Queues a restore on the app's queue now, before this returns, so a
+    /// save asked for afterwards (a suspend right after login) runs after it
+    /// and never writes the state of the app before its restore.
+    public func startRestore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger) -> Task<RestorationReport, Never> {
         progress.withLock { $0.restores += 1 }
-        let report = await onQueue { engine.restore(self.session, mode: mode) }
-        let activity = AppActivity(report, trigger: trigger)
-        progress.withLock { progress in
-            progress.restores -= 1
-            progress.last = activity
+        let result = OneShot<RestorationReport>()
+        queue.async { result.fulfil(engine.restore(self.session, mode: mode)) }
+        return Task {
+            let report = await result.value()
+            let activity = AppActivity(report, trigger: trigger)
+            self.progress.withLock { progress in
+                progress.restores -= 1
+                progress.last = activity
+            }
+            self.onActivity(self.appID, activity)
+            return report
         }
-        onActivity(appID, activity)
-        return report
     }
 
     private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

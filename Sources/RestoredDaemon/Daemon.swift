@@ -40,8 +40,9 @@ public final class Daemon: Service {
     private let engine: RestorationEngine
     private let startupID: String
     private let state = DaemonState()
-    /// When the session manager's EndSession was saved; cleared by CancelEndSession.
-    private let logoutSave = Mutex<ContinuousClock.Instant?>(nil)
+    /// When the session manager's EndSession came; cleared by CancelEndSession.
+    /// Autosave pauses while it is set: the apps may be quitting.
+    private let logoutStart = Mutex<Date?>(nil)
     private let registry: AppRegistry
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
@@ -58,7 +59,11 @@ public final class Daemon: Service {
 
     /// Runs until graceful shutdown, then saves every app.
     public func run() async throws {
-        registry.reload()
+        await registry.reload()
+        // Queue every app's restore first: a save asked for from now on (a
+        // suspend at login, an admin call) runs after it on the app's queue.
+        let loginRestores = registry.hosts.map { ($0, $0.startRestore(using: engine, mode: .automatic, trigger: .login)) }
+        state.phase = .restoring
         let session: DBusConnection
         do {
             session = try await DBusConnection.connect(to: configuration.sessionBus)
@@ -77,8 +82,7 @@ public final class Daemon: Service {
         }
         try await session.requestName(Self.busName)
 
-        state.phase = .restoring
-        await restoreAtLogin()
+        await waitForLoginRestore(loginRestores)
         state.phase = .running
 
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
@@ -112,10 +116,12 @@ public final class Daemon: Service {
     private func saveBeforeStopping() async {
         state.phase = .stopping
         var remaining = registry.hosts
-        if let saved = logoutSave.withLock({ $0 }), ContinuousClock.now - saved < Self.logoutSaveTrust {
+        if let logout = logoutStart.withLock({ $0 }), Date().timeIntervalSince(logout) < Double(Self.logoutSaveTrust.components.seconds) {
+            // Each app saved at this logout is trusted on its own: a hung
+            // plugin does not make the others save again.
             let trusted = remaining.filter { host in
                 guard let last = host.lastActivity else { return false }
-                return last.action == .save && last.trigger == .logout && last.outcome != "failed"
+                return last.action == .save && last.trigger == .logout && last.outcome != "failed" && last.time >= logout
             }
             if !trusted.isEmpty {
                 logger.info("not saving \(trusted.map(\.appID.rawValue).joined(separator: ", ")) again: saved at logout moments ago")
@@ -135,16 +141,16 @@ public final class Daemon: Service {
         }
     }
 
-    /// Restores every app concurrently (R7, R15), each reporting its result;
-    /// returns when all are done or ``loginRestoreBudget`` has passed.
-    private func restoreAtLogin() async {
-        let hosts = registry.hosts
-        let finished = await PowerEventCoordinator.race(deadline: .now + Self.loginRestoreBudget) { [engine, logger] in
+    /// Waits for the restores queued at start (R7, R15), which run
+    /// concurrently, each reporting its result; returns when all are done or
+    /// ``loginRestoreBudget`` has passed.
+    private func waitForLoginRestore(_ restores: [(AppHost, Task<RestorationReport, Never>)]) async {
+        let hosts = restores.map(\.0)
+        let finished = await PowerEventCoordinator.race(deadline: .now + Self.loginRestoreBudget) { [logger] in
             await withTaskGroup(of: Void.self) { group in
-                for host in hosts {
+                for (host, restore) in restores {
                     group.addTask {
-                        let report = await host.restore(using: engine, mode: .automatic, trigger: .login)
-                        let activity = AppActivity(report, trigger: .login)
+                        let activity = AppActivity(await restore.value, trigger: .login)
                         logger.log(level: activity.isFailure ? .warning : .info, "\(host.appID): \(activity.summary)", metadata: ["app": "\(host.appID)"])
                     }
                 }
@@ -207,17 +213,16 @@ public final class Daemon: Service {
                 case .endSession:
                     // The session manager waits ten seconds for the answer.
                     let hosts = self.registry.hosts
+                    self.logoutStart.withLock { $0 = Date() }
                     let finished = await PowerEventCoordinator.race(deadline: .now + .seconds(8)) {
                         await self.saveAll(hosts, trigger: .logout)
                     }
-                    if finished {
-                        self.logoutSave.withLock { $0 = .now }
-                    } else {
+                    if !finished {
                         logger.error("saving at logout took longer than 8 s; answering the session manager anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
                     }
                     try? await client.respond()
                 case .cancelEndSession:
-                    self.logoutSave.withLock { $0 = nil }
+                    self.logoutStart.withLock { $0 = nil }
                     logger.info("the session manager called off the logout")
                 case .stop:
                     stop.yield(())
@@ -227,7 +232,9 @@ public final class Daemon: Service {
     }
 
     /// Every `interval`, saves the apps whose state changed; an idle desktop
-    /// causes no writes. Apps with a save under way are left to it.
+    /// causes no writes. Apps with a save or restore under way are left to
+    /// it, and nothing is autosaved between EndSession and the stop (apps
+    /// quitting must not overwrite what the logout saved).
     private func autosave(every interval: Duration) async {
         while !Task.isCancelled {
             do {
@@ -235,8 +242,12 @@ public final class Daemon: Service {
             } catch {
                 return
             }
+            if logoutStart.withLock({ $0 }) != nil {
+                logger.debug("autosave: paused while the session ends")
+                continue
+            }
             await withTaskGroup(of: Void.self) { group in
-                for host in registry.hosts where host.saveInProgress == nil {
+                for host in registry.hosts where host.saveInProgress == nil && !host.isRestoring {
                     group.addTask { [engine, logger] in
                         if await host.autosave(using: engine) == nil {
                             logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"])
@@ -250,8 +261,8 @@ public final class Daemon: Service {
     /// Saves `hosts` concurrently and records the round for `Status`.
     @discardableResult
     func saveAll(_ hosts: [AppHost], trigger: ActivityTrigger) async -> [PreservationReport] {
-        let previous = state.phase
-        if previous == .running { state.phase = .saving }
+        state.beginSave()
+        defer { state.endSave() }
         let reports = await withTaskGroup(of: PreservationReport.self) { [engine] group in
             for host in hosts {
                 group.addTask { await host.preserve(using: engine, trigger: trigger) }
@@ -261,7 +272,6 @@ public final class Daemon: Service {
         let saved = reports.filter { if case .saved = $0.outcome { true } else { false } }.count
         let failed = reports.filter { if case .failed = $0.outcome { true } else { false } }.count
         state.lastSave = DaemonState.SaveRound(trigger: trigger, time: Date(), saved: saved, failed: failed)
-        if previous == .running { state.phase = .running }
         return reports
     }
 

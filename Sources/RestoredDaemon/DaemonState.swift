@@ -9,9 +9,9 @@ public final class DaemonState: Sendable {
         case starting
         /// Restoring apps at login.
         case restoring
-        /// Idle between saves, or saving in the background.
+        /// Idle between saves.
         case running
-        /// Saving every app (suspend, shutdown, logout).
+        /// Saving apps (suspend, shutdown, logout, autosave, a request).
         case saving
         /// Saving before it exits.
         case stopping
@@ -31,6 +31,7 @@ public final class DaemonState: Sendable {
 
     private struct Values {
         var phase = Phase.starting
+        var activeSaves = 0
         var lastSave: SaveRound?
         var logindReachable = false
         var sessionManagerRegistered = false
@@ -41,11 +42,18 @@ public final class DaemonState: Sendable {
     /// Creates the state of a starting daemon.
     public init() {}
 
-    /// The phase.
+    /// The phase: ``Phase/saving`` while a save round runs in the
+    /// ``Phase/running`` phase.
     public var phase: Phase {
-        get { values.withLock { $0.phase } }
+        get { values.withLock { $0.phase == .running && $0.activeSaves > 0 ? .saving : $0.phase } }
         set { values.withLock { $0.phase = newValue } }
     }
+
+    /// A save round starts; rounds may overlap.
+    public func beginSave() { values.withLock { $0.activeSaves += 1 } }
+
+    /// A save round ends.
+    public func endSave() { values.withLock { $0.activeSaves -= 1 } }
 
     /// The last save of every app, if any.
     public var lastSave: SaveRound? {

@@ -21,6 +21,8 @@ public final class LoadedPlugin: @unchecked Sendable {
     public let displayName: String
     /// The ABI version it declared.
     public let abiVersion: UInt32
+    /// The file as it was when it was loaded.
+    private let loadedIdentity: FileIdentity?
 
     /// The plugin's descriptor as this host reads it: its own table copied
     /// as far as its `struct_size` goes, fields it predates left NULL.
@@ -35,6 +37,7 @@ public final class LoadedPlugin: @unchecked Sendable {
         let size = min(Int(original.pointee.struct_size), MemoryLayout<restored_plugin_descriptor>.size)
         UnsafeMutableRawPointer(copy).copyMemory(from: UnsafeRawPointer(original), byteCount: size)
         self.file = file
+        self.loadedIdentity = FileIdentity(of: file)
         self.appID = appID
         self.pluginDescriptor = original
         // Kept for the life of the process, like the plugin's image.
@@ -42,6 +45,12 @@ public final class LoadedPlugin: @unchecked Sendable {
         self.abiVersion = copy.pointee.abi_version
         self.appVersion = copy.pointee.app_version.map { String(cString: $0) } ?? ""
         self.displayName = copy.pointee.display_name.map { String(cString: $0) } ?? appID.rawValue
+    }
+
+    /// Whether the file was replaced or rewritten since it was loaded (a new
+    /// build): the process still runs the old one until restored restarts.
+    public var hasChangedOnDisk: Bool {
+        FileIdentity(of: file) != loadedIdentity
     }
 
     /// Starts an instance of the plugin with the app's options.

@@ -67,10 +67,11 @@ public struct PluginLoader: Sendable {
     }
 
     /// Scans the directories again: a plugin of `previous` whose file is
-    /// still there is kept as it is (a loaded image is never loaded twice
-    /// nor unloaded, so a new build at the same path needs a restart of
-    /// restored), new files are loaded and checked, files refused before are
-    /// checked again, and plugins whose file is gone are left out.
+    /// still there, and still safe, is kept as it is (a loaded image is never
+    /// loaded twice nor unloaded, so a new build at the same path needs a
+    /// restart of restored: ``LoadedPlugin/hasChangedOnDisk`` tells), new
+    /// files are loaded and checked, files refused before are checked again,
+    /// and plugins whose file is gone are left out.
     public func load(keeping previous: PluginCatalog, logger: Logger) -> PluginCatalog {
         loadSDKRuntime(logger: logger)
         var catalog = PluginCatalog()
@@ -85,7 +86,10 @@ public struct PluginLoader: Sendable {
             for name in files {
                 let file = directory.appending(name)
                 if let kept = previous.plugins.first(where: { $0.file == file }) {
-                    if let first = catalog.plugin(for: kept.appID) {
+                    if let insecure = Self.insecurePath(for: file) {
+                        // Writable by others since it was loaded: no longer trusted.
+                        catalog.refusals.append(PluginRefusal(file: file, reason: .insecurePermissions(insecure.path, mode: insecure.mode, owner: insecure.owner)))
+                    } else if let first = catalog.plugin(for: kept.appID) {
                         catalog.refusals.append(PluginRefusal(file: file, reason: .duplicateAppID(kept.appID.rawValue, loadedFrom: first.file)))
                     } else {
                         catalog.plugins.append(kept)

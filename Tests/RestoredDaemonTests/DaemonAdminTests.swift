@@ -140,3 +140,40 @@ import Testing
         #expect(await daemon.terminated() == 0)
     }
 }
+
+extension DaemonAdminTests {
+    @Test("R7: a save asked for during the login restore runs after it, never writing the state from before; a second restore is Busy")
+    func saveDuringLoginRestore() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TestScenarioPlugin")
+        let scenario = "org.restored.test.Scenario"
+        // A first run leaves an archive to restore.
+        let first = try environment.startDaemon(log: "restored-1.log", arguments: ["--autosave-interval", "0"])
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(await first.terminated() == 0)
+
+        // The next login's restore of the scenario app waits for the gate.
+        let gate = environment.bus.directory.appendingPathComponent("gate").path
+        let daemon = try environment.startDaemon(
+            log: "restored-2.log", arguments: ["--autosave-interval", "0", "--option", "\(scenario):restore-gate=\(gate)"]
+        )
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        try await LogindInhibitorTests.eventually {
+            (try? await admin.apps()[scenario]?["Restoring"]) == .boolean(true)
+        }
+        let activity = try await admin.connection.signals(matching: DBusMatchRule(sender: "org.restored1", interface: "org.restored1.Manager"))
+        var signals = activity.compactMap { signal -> String? in
+            guard let arguments = try? signal.arguments(), arguments.first?.stringValue == scenario else { return nil }
+            return signal.member
+        }.makeAsyncIterator()
+        #expect(await admin.errorName("Restore", [.strings([scenario]), .boolean(true)]) == "org.restored1.Error.Busy")
+        let save = Task { try await admin.call("Save", [.strings([scenario])]) }
+        #expect(FileManager.default.createFile(atPath: gate, contents: nil))
+        #expect(try await save.value == [.uint32(1)])
+        #expect(await signals.next() == "AppRestored")
+        #expect(await signals.next() == "AppSaved")
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(await daemon.terminated() == 0)
+    }
+}

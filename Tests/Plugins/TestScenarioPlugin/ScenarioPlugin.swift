@@ -127,12 +127,7 @@ final class ScenarioPlugin: RestorationPlugin {
         record("willEncode")
         // Option save-gate: a save waits until this file exists (at most a
         // minute), like an app slow to answer, for as long as a test wants.
-        if let gate = options["save-gate"] {
-            let deadline = Date(timeIntervalSinceNow: 60)
-            while !FileManager.default.fileExists(atPath: gate), Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
+        Self.wait(forGate: options["save-gate"])
         try coder.encode("app-state", forKey: "app")
         // R14: the orphan's parent has no identifier, so it is saved by hand.
         try coder.encode(orphan, forKey: "orphan")
@@ -149,7 +144,18 @@ final class ScenarioPlugin: RestorationPlugin {
         return RestorationSnapshot(text: redacted ? "redacted" : "balance: 1234")
     }
 
+    /// Waits until the file `gate` exists, at most a minute; at once for nil.
+    static func wait(forGate gate: String?) {
+        guard let gate else { return }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !FileManager.default.fileExists(atPath: gate), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
     func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
+        // Option restore-gate: a restore waits until this file exists.
+        Self.wait(forGate: options["restore-gate"])
         let version = (try? coder.decode(String.self, forKey: StateCoder.appVersionKey)) ?? "nil"
         let stamp = (try? coder.decode(Date.self, forKey: StateCoder.timestampKey)).map { _ in "yes" } ?? "no"
         let app = (try? coder.decode(String.self, forKey: "app")) ?? "nil"
