@@ -21,11 +21,12 @@ public final class DaemonState: Sendable {
     public struct SaveRound: Hashable, Sendable {
         /// What caused it.
         public var trigger: ActivityTrigger
-        /// When it finished (or its deadline passed).
+        /// When it finished (a round cut off by a deadline is recorded when
+        /// its last app is done).
         public var time: Date
         /// Apps saved.
         public var saved: Int
-        /// Apps that failed, or were not done by the deadline.
+        /// Apps that failed.
         public var failed: Int
     }
 

@@ -46,6 +46,20 @@ import Testing
         #expect(!archive.objects.contains { $0.path.description == "Root/Panel/Modal" })
     }
 
+    @Test("R3, R4: a presented object whose path under the presentation context is a child's is refused; the child keeps it")
+    func presentedCollision() throws {
+        let harness = try ScenarioHarness()
+        let (report, _) = try harness.preserve(["presented-collides": "true"])
+        let archive = try harness.archive()
+        let stacks = archive.objects.filter { $0.path.description == "Root/Stack" }
+        #expect(stacks.count == 1)
+        #expect(stacks.first?.kind == .child)
+        #expect(archive.objects.contains { $0.path.description == "Root/Stack/Page[1]" })
+        let collision = try #require(report.issues.first { $0.rule == "R3" && $0.path?.description == "Root/Stack" })
+        #expect(collision.description.contains("another object already has this path"))
+        #expect(Set(archive.objects.map(\.path)).count == archive.objects.count)
+    }
+
     @Test("R5: one container per object; reserved keys are refused with a clear error")
     func oneCoderPerObject() throws {
         let harness = try ScenarioHarness()

@@ -13,7 +13,8 @@ import RestorationKit
 /// ├─ (no identifier) ─ Orphan      saved by hand from the app coder (R14)
 /// ├─ Stack (disambiguates) ─ Page, Page   (R3 positions)
 /// ├─ Twins ─ Twin, Twin            duplicate paths (R3)
-/// ├─ Panel ─ presents Modal         hangs under Root (R4)
+/// ├─ Panel ─ presents Modal         hangs under Root (R4); with option
+/// │          presented-collides also a "Stack", whose path is taken (R3)
 /// ├─ Big ─ BigChild                 over the object budget (R13)
 /// ├─ Declined ─ DeclinedChild       restoration class says nil (R8.1)
 /// ├─ Created                        restoration class recreates it (R8.1)
@@ -68,6 +69,9 @@ final class ScenarioPlugin: RestorationPlugin {
         let panel = node("Panel")
         panel.writesReservedKey = options["reserved-key"] == "true"
         panel.presented = [node("Modal")]
+        // Option presented-collides: Panel also presents an object named like
+        // Root's child Stack; under Root (R4) its path is taken (R3).
+        if options["presented-collides"] == "true" { panel.presented.append(node("Stack", "PresentedStack")) }
         let big = node("Big")
         big.payloadSize = Int(options["big"] ?? "4096") ?? 4096
         big.children = [node("BigChild")]
