@@ -21,7 +21,13 @@ final class SyntheticPlugin: RestorationPlugin {
     private static var copyNumber: String {
         let entry: @convention(c) () -> UnsafeRawPointer = restoredPluginV1
         let address = UInt(bitPattern: unsafeBitCast(entry, to: UnsafeRawPointer.self))
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return "" }
+        // Read to the end: /proc files report size 0, and a single read
+        // returns only the first page, which may not hold this image.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps"),
+              let data = try? handle.readToEnd()
+        else { return "" }
+        try? handle.close()
+        let maps = String(decoding: data, as: UTF8.self)
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             let range = fields.first?.split(separator: "-") ?? []

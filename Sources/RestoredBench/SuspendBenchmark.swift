@@ -194,7 +194,13 @@ struct SuspendBenchmark: AsyncParsableCommand {
             let fields = row.stringKeyedValue ?? [:]
             return fields["LastTrigger"]?.stringValue == "login" && fields["LastOutcome"]?.stringValue == "restored"
         }
-        guard restored.count == count else { throw BenchmarkFailure("only \(restored.count) of \(count) apps were restored at login") }
+        guard restored.count == count else {
+            let outcomes = rows.map { row in
+                let fields = row.stringKeyedValue ?? [:]
+                return "\(fields["App"]?.stringValue ?? "?"): \(fields["LastTrigger"]?.stringValue ?? "") \(fields["LastOutcome"]?.stringValue ?? "") \(fields["LastDetail"]?.stringValue ?? "")"
+            }
+            throw BenchmarkFailure("only \(restored.count) of \(count) apps were restored at login: \(outcomes.prefix(3).joined(separator: "; "))")
+        }
     }
 
     static func waitUntil(_ condition: () async throws -> Bool) async throws {
