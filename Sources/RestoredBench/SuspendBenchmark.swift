@@ -112,6 +112,11 @@ struct SuspendBenchmark: AsyncParsableCommand {
             (try? signal.arguments())?.dropFirst().first?.stringKeyedValue?["LockHeld"]?.boolValue
         }.makeAsyncIterator()
         try await Self.waitUntil { try await logind.inhibitors().count == 1 }
+        let loaded = try await client.call(
+            destination: "org.restored1", path: "/org/restored1", interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string("org.restored1.Manager"), .string("Apps")]
+        ).first?.arrayValue?.count ?? 0
+        guard loaded == count else { throw BenchmarkFailure("restored serves \(loaded) apps, not \(count); see \(root)") }
         var suspends: [Duration] = []
         for round in 0...rounds {
             let start = ContinuousClock.now
