@@ -142,21 +142,32 @@ public enum ArchiveCodec {
         return try result.get()
     }
 
-    /// What a file's header and checksum say, without decoding its payload.
+    /// What a file's header and checksum say, with the payload's first
+    /// fields, without decoding the objects.
     public struct Seal: Hashable, Sendable {
         /// The generation number in the header.
         public var generation: UInt64
         /// The app id, the payload's first field.
         public var appID: AppID
+        /// The header's ignore-snapshot flag.
+        public var ignoresSnapshot: Bool
+        /// The header's restore-attempt counter (R15).
+        public var restoreAttempts: UInt32
+        /// When it was preserved: nanoseconds since 1970 (0 when not read).
+        public var timestamp: Int64 = 0
     }
 
     /// Checks an archive file's header, length and checksum and reads its
-    /// generation and app id, leaving the rest of the payload unread: enough
-    /// to know the file is intact, at a fraction of ``decode(_:)``'s cost.
+    /// header fields, app id and timestamp, leaving the rest of the payload
+    /// unread: enough to know the file is intact and to list it, at a
+    /// fraction of ``decode(_:)``'s cost.
     public static func seal(of bytes: [UInt8]) throws(ArchiveError) -> Seal {
         let result = bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(ArchiveError) -> Seal in
-                let (seal, _, _, _) = try checkEnvelope(buffer)
+                var (seal, _, _, reader) = try checkEnvelope(buffer)
+                _ = try reader.readString()  // app version
+                _ = try reader.readString()  // system version
+                seal.timestamp = unzigzag(try reader.readVarint())
                 return seal
             }
         }
@@ -207,7 +218,8 @@ public enum ArchiveCodec {
         } catch {
             throw .invalidAppID(error)
         }
-        return (Seal(generation: generation, appID: appID), flags, restoreAttempts, reader)
+        let seal = Seal(generation: generation, appID: appID, ignoresSnapshot: flags & ignoresSnapshotFlag != 0, restoreAttempts: restoreAttempts)
+        return (seal, flags, restoreAttempts, reader)
     }
 
     private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Archive {

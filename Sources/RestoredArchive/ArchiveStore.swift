@@ -212,6 +212,30 @@ public struct ArchiveStore: Sendable {
         throw .noUsableArchive(appID, current: current.problem, previous: previous.problem)
     }
 
+    /// What a restore would read for `appID`, from the files' headers and
+    /// checksums only (``ArchiveCodec/seal(of:)``): the listing of
+    /// `ListApps` and `restored-ctl apps`, without decoding every object.
+    /// Throws like ``read(_:)``.
+    public func summary(of appID: AppID) throws(ArchiveStoreError) -> ArchiveSummary {
+        guard try checkDirectory(directory, action: .read, appID: appID) != nil,
+            try checkDirectory(appDirectory(for: appID), action: .read, appID: appID) != nil
+        else {
+            throw .noArchive(appID)
+        }
+        let current = load(file(for: appID, generation: .current), of: appID, sealOnly: true)
+        if case .sealed(let seal, let size) = current {
+            return ArchiveSummary(seal: seal, source: .current, byteCount: size)
+        }
+        let previous = load(file(for: appID, generation: .previous), of: appID, sealOnly: true)
+        if case .sealed(let seal, let size) = previous {
+            return ArchiveSummary(seal: seal, source: .previous, byteCount: size, problems: current.problem.map { [$0] } ?? [])
+        }
+        if current.isAbsent && previous.isAbsent {
+            throw .noArchive(appID)
+        }
+        throw .noUsableArchive(appID, current: current.problem, previous: previous.problem)
+    }
+
     /// The state of both of `appID`'s archive files, checked in full.
     public func verify(_ appID: AppID) -> ArchiveVerification {
         func status(_ loaded: Loaded) -> ArchiveVerification.Status {
@@ -220,8 +244,8 @@ public struct ArchiveStore: Sendable {
                 return .absent
             case .archive(let archive, let size):
                 return .ok(generation: archive.generation, size: size)
-            case .sealed(let generation, let size):
-                return .ok(generation: generation, size: size)
+            case .sealed(let seal, let size):
+                return .ok(generation: seal.generation, size: size)
             case .problem(let problem):
                 if case .corrupt(let error) = problem.reason {
                     return .corrupt(error)
@@ -447,14 +471,14 @@ public struct ArchiveStore: Sendable {
         case absent
         case archive(Archive, size: Int)
         /// An intact file, checked by its header and checksum only.
-        case sealed(generation: UInt64, size: Int)
+        case sealed(ArchiveCodec.Seal, size: Int)
         case problem(ArchiveProblem)
 
         /// The generation of an intact file.
         var generation: UInt64? {
             switch self {
             case .archive(let archive, _): archive.generation
-            case .sealed(let generation, _): generation
+            case .sealed(let seal, _): seal.generation
             case .absent, .problem: nil
             }
         }
@@ -519,7 +543,7 @@ public struct ArchiveStore: Sendable {
             do {
                 let seal = try ArchiveCodec.seal(of: bytes)
                 guard seal.appID == appID else { return problem(.otherApp(seal.appID)) }
-                return .sealed(generation: seal.generation, size: bytes.count)
+                return .sealed(seal, size: bytes.count)
             } catch {
                 return problem(.corrupt(error))
             }

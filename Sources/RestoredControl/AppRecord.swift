@@ -78,22 +78,22 @@ public struct AppRecord: Encodable, Hashable, Sendable {
         }
     }
 
-    /// An app read from the store, as a restore would read it.
+    /// An app read from the store's headers (``ArchiveStore/summary(of:)``).
     public init(appID: AppID, store: ArchiveStore) {
         app = appID.rawValue
         restoring = false
         ignoreSnapshot = false
         restoreAttempts = 0
         do throws(ArchiveStoreError) {
-            let reading = try store.read(appID)
+            let summary = try store.summary(of: appID)
             hasArchive = true
-            generation = reading.archive.generation
-            generationFile = reading.source.fileName
-            archiveTime = Timestamps.date(nanoseconds: reading.archive.timestamp)
-            archiveSize = UInt64(reading.byteCount)
-            ignoreSnapshot = reading.archive.ignoresSnapshot
-            restoreAttempts = reading.archive.restoreAttempts
-            problem = reading.problems.isEmpty ? nil : reading.problems.map(\.description).joined(separator: "; ")
+            generation = summary.seal.generation
+            generationFile = summary.source.fileName
+            archiveTime = Timestamps.date(nanoseconds: summary.seal.timestamp)
+            archiveSize = UInt64(summary.byteCount)
+            ignoreSnapshot = summary.seal.ignoresSnapshot
+            restoreAttempts = summary.seal.restoreAttempts
+            problem = summary.problems.isEmpty ? nil : summary.problems.map(\.description).joined(separator: "; ")
         } catch {
             hasArchive = false
             if case .noArchive = error {} else { problem = error.description }

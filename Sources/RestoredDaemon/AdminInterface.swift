@@ -169,19 +169,20 @@ struct AdminInterface: Sendable {
         }
     }
 
-    /// What the archive of `appID` holds, read as a restore would read it.
+    /// What the archive of `appID` a restore would read says in its header
+    /// (no object is decoded: listing 100 apps stays cheap).
     static func archiveFields(of appID: AppID, in store: ArchiveStore) -> [(String, DBusValue)] {
         do throws(ArchiveStoreError) {
-            let reading = try store.read(appID)
+            let summary = try store.summary(of: appID)
             return [
                 ("HasArchive", .boolean(true)),
-                ("Generation", .uint64(reading.archive.generation)),
-                ("GenerationFile", .string(reading.source.fileName)),
-                ("ArchiveTime", .int64(reading.archive.timestamp / 1000)),
-                ("ArchiveSize", .uint64(UInt64(reading.byteCount))),
-                ("IgnoreSnapshot", .boolean(reading.archive.ignoresSnapshot)),
-                ("RestoreAttempts", .uint32(reading.archive.restoreAttempts)),
-                ("Problem", .string(reading.problems.map(\.description).joined(separator: "; "))),
+                ("Generation", .uint64(summary.seal.generation)),
+                ("GenerationFile", .string(summary.source.fileName)),
+                ("ArchiveTime", .int64(summary.seal.timestamp / 1000)),
+                ("ArchiveSize", .uint64(UInt64(summary.byteCount))),
+                ("IgnoreSnapshot", .boolean(summary.seal.ignoresSnapshot)),
+                ("RestoreAttempts", .uint32(summary.seal.restoreAttempts)),
+                ("Problem", .string(summary.problems.map(\.description).joined(separator: "; "))),
             ]
         } catch {
             let problem: String

@@ -110,6 +110,35 @@ struct ArchiveStoreTests {
         }
     }
 
+    @Test("summary(of:) lists what read(_:) would read, from the headers: the same generation, file, size, time and flags")
+    func summaryMatchesRead() throws {
+        let temporary = try TemporaryDirectory()
+        let store = ArchiveStore(directory: temporary.path)
+        var archive = Samples.small(note: "first")
+        archive.timestamp = 1_763_700_000_123_456_789
+        try store.write(archive)
+        archive.restoreAttempts = 1
+        try store.write(archive)
+        for damaged in [false, true] {
+            if damaged {
+                let current = store.file(for: Samples.notes, generation: .current)
+                var bytes = try Files.bytes(at: current)
+                bytes[bytes.count / 2] ^= 0x20
+                try Files.write(bytes, to: current)
+            }
+            let reading = try store.read(Samples.notes)
+            let summary = try store.summary(of: Samples.notes)
+            #expect(summary.seal.generation == reading.archive.generation)
+            #expect(summary.seal.timestamp == reading.archive.timestamp)
+            #expect(summary.seal.ignoresSnapshot == reading.archive.ignoresSnapshot)
+            #expect(summary.seal.restoreAttempts == reading.archive.restoreAttempts)
+            #expect(summary.source == reading.source)
+            #expect(summary.byteCount == reading.byteCount)
+            #expect(summary.problems == reading.problems)
+        }
+        #expect(throws: ArchiveStoreError.self) { try store.summary(of: try AppID("org.example.Nothing")) }
+    }
+
     @Test("R16: both generations corrupt gives noUsableArchive with a one-line description that says what to do")
     func bothCorrupt() throws {
         let temporary = try TemporaryDirectory()

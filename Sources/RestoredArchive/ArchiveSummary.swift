@@ -1,0 +1,20 @@
+/// An app's archive as ``ArchiveStore/summary(of:)`` lists it: what its
+/// header says, without its objects.
+public struct ArchiveSummary: Hashable, Sendable {
+    /// The header and first payload fields of the file a restore would read.
+    public var seal: ArchiveCodec.Seal
+    /// The file they come from.
+    public var source: ArchiveStore.Generation
+    /// Its size in bytes.
+    public var byteCount: Int
+    /// Why the current file was passed over, if it was.
+    public var problems: [ArchiveProblem]
+
+    /// Creates a summary.
+    public init(seal: ArchiveCodec.Seal, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = []) {
+        self.seal = seal
+        self.source = source
+        self.byteCount = byteCount
+        self.problems = problems
+    }
+}
