@@ -19,25 +19,9 @@ public struct StateKey: Codable, Hashable, Sendable {
             return reader.entries.map { entry in
                 StateKey(
                     key: String(decoding: reader.keyBytes(of: entry), as: UTF8.self),
-                    type: typeName(entry.value.tag), size: entry.value.payload.count
+                    type: entry.value.tag.kindName, size: entry.value.payload.count
                 )
             }
-        }
-    }
-
-    static func typeName(_ tag: StateTag) -> String {
-        switch tag {
-        case .boolFalse, .boolTrue: "bool"
-        case .int64: "int64"
-        case .uint64: "uint64"
-        case .double: "double"
-        case .string: "string"
-        case .bytes: "bytes"
-        case .date: "date"
-        case .array: "array"
-        case .dictionary: "dictionary"
-        case .reference: "reference"
-        case .objectHandle: "handle"
         }
     }
 }

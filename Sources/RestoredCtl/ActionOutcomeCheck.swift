@@ -17,7 +17,7 @@ enum ActionOutcomeCheck {
             case "failed", "unusable-archive":
                 failures.append("\(record.app) (\(last.outcome): \(last.detail))")
             case "skipped":
-                failures.append("\(record.app) (skipped: \(last.detail.replacingOccurrences(of: "restore it with force to try again", with: "restored-ctl restore --force \(record.app)")))")
+                failures.append("\(record.app) (skipped: \(last.detail); restored-ctl restore --force \(record.app))")
             case "no-archive" where !apps.isEmpty:
                 failures.append("\(record.app) (no archive)")
             default:

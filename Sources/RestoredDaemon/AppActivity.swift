@@ -71,7 +71,7 @@ public struct AppActivity: Hashable, Sendable {
         case .skippedAfterFailedAttempt(let attempts):
             self.init(
                 action: .restore, trigger: trigger, outcome: "skipped",
-                detail: "\(attempts) restore(s) started and never finished (R15); restore it with force to try again", generation: generation, time: time
+                detail: "\(attempts) restore(s) started and never finished (R15)", generation: generation, time: time
             )
         case .declined:
             self.init(action: .restore, trigger: trigger, outcome: "declined", detail: "the app asked not to be restored (R7)", generation: generation, time: time)

@@ -148,7 +148,7 @@ public struct RestorationEngine: Sendable {
         case .unusableArchive(let reason):
             logger.error("\(reason)", metadata: metadata)
         case .skippedAfterFailedAttempt(let attempts):
-            logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; restore it with force to try again (restored-demo restore --force \(report.appID))", metadata: metadata)
+            logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; restore it with force to try again (restored-ctl restore --force \(report.appID))", metadata: metadata)
         case .declined:
             logger.info("\(report.appID) declined to restore", metadata: metadata)
         case .failed(let reason):

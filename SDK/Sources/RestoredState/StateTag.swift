@@ -48,6 +48,24 @@ public enum StateTag: UInt8, Sendable {
     /// A plugin's object handle, only in entries handed to the host.
     case objectHandle = 0x0C
 
+    /// The name of the kind of value it starts, as ``StateValue/kindName``
+    /// says it (`bool` for both Booleans); `handle` for a plugin's handle.
+    public var kindName: String {
+        switch self {
+        case .boolFalse, .boolTrue: "bool"
+        case .int64: "int64"
+        case .uint64: "uint64"
+        case .double: "double"
+        case .string: "string"
+        case .bytes: "bytes"
+        case .date: "date"
+        case .array: "array"
+        case .dictionary: "dictionary"
+        case .reference: "reference"
+        case .objectHandle: "handle"
+        }
+    }
+
     /// The prefix of keys reserved for the system (R5).
     public static let reservedKeyPrefix = "restored."
 
