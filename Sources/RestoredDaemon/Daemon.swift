@@ -131,7 +131,7 @@ public final class Daemon: Service {
         let hosts = remaining
         try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
         // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
-        let finished = await PowerEventCoordinator.race(deadline: .now + Self.stopSaveBudget) {
+        let finished = await Deadline.race(deadline: .now + Self.stopSaveBudget) {
             await self.saveAll(hosts, trigger: .stop)
         }
         if finished {
@@ -146,7 +146,7 @@ public final class Daemon: Service {
     /// ``loginRestoreBudget`` has passed.
     private func waitForLoginRestore(_ restores: [(AppHost, Task<RestorationReport, Never>)]) async {
         let hosts = restores.map(\.0)
-        let finished = await PowerEventCoordinator.race(deadline: .now + Self.loginRestoreBudget) { [logger] in
+        let finished = await Deadline.race(deadline: .now + Self.loginRestoreBudget) { [logger] in
             await withTaskGroup(of: Void.self) { group in
                 for (host, restore) in restores {
                     group.addTask {
@@ -214,7 +214,7 @@ public final class Daemon: Service {
                     // The session manager waits ten seconds for the answer.
                     let hosts = self.registry.hosts
                     self.logoutStart.withLock { $0 = Date() }
-                    let finished = await PowerEventCoordinator.race(deadline: .now + .seconds(8)) {
+                    let finished = await Deadline.race(deadline: .now + .seconds(8)) {
                         await self.saveAll(hosts, trigger: .logout)
                     }
                     if !finished {

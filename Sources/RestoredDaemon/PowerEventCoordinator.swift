@@ -1,5 +1,4 @@
 public import Logging
-import Synchronization
 
 /// Saves before suspend and shutdown within logind's delay budget, and
 /// keeps restored's delay lock held the rest of the time.
@@ -74,7 +73,7 @@ public actor PowerEventCoordinator {
         let budget = await inhibitor.delayBudget()
         let start = ContinuousClock.now
         let deadline = start + budget - Self.margin(for: budget)
-        let finished = await Self.race(deadline: deadline) { [save] in await save(trigger, deadline) }
+        let finished = await Deadline.race(deadline: deadline) { [save] in await save(trigger, deadline) }
         let elapsed = ContinuousClock.now - start
         if finished {
             logger.info("saved before \(trigger.rawValue) in \(elapsed); releasing the delay lock")
@@ -92,40 +91,5 @@ public actor PowerEventCoordinator {
         } catch {
             logger.warning("cannot take logind's delay lock (\(error)); apps are still saved on logout and periodically")
         }
-    }
-
-    /// Runs `work` in its own task; returns true if it finished by `deadline`.
-    /// Work still running at the deadline is left to finish on its own.
-    static func race(deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> Void) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let outcome = RaceOutcome(continuation)
-            let timer = Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                outcome.finish(false)
-            }
-            Task {
-                await work()
-                outcome.finish(true)
-                // No wake-up at the deadline once the work is done.
-                timer.cancel()
-            }
-        }
-    }
-}
-
-/// Resumes a race's waiter once, with the first result.
-private final class RaceOutcome: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
-
-    init(_ continuation: CheckedContinuation<Bool, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func finish(_ value: Bool) {
-        let waiting = continuation.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
-        waiting?.resume(returning: value)
     }
 }
