@@ -31,6 +31,7 @@ let package = Package(
     products: [
         .executable(name: "restored", targets: ["Restored"]),
         .executable(name: "restored-ctl", targets: ["RestoredCtl"]),
+        .executable(name: "restored-plugin-host", targets: ["RestoredPluginHost"]),
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
@@ -41,6 +42,7 @@ let package = Package(
         .library(name: "TestPluginInvalidAppID", type: .dynamic, targets: ["TestPluginInvalidAppID"]),
         .library(name: "TestPluginNoSymbol", type: .dynamic, targets: ["TestPluginNoSymbol"]),
         .library(name: "TestPluginMissingCallback", type: .dynamic, targets: ["TestPluginMissingCallback"]),
+        .library(name: "TestFaultyPlugin", type: .dynamic, targets: ["TestFaultyPlugin"]),
     ],
     dependencies: [
         .package(path: "SDK"),
@@ -52,6 +54,7 @@ let package = Package(
     targets: [
         // C shims and system libraries.
         .target(name: "CRestoredSupport"),
+        .target(name: "CRestoredHostSupport"),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
@@ -77,6 +80,7 @@ let package = Package(
             name: "RestoredEngine",
             dependencies: [
                 "RestoredArchive",
+                "CRestoredHostSupport",
                 .product(name: "RestorationKit", package: "SDK"),
                 .product(name: "CRestoredPlugin", package: "SDK"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,6 +89,29 @@ let package = Package(
             swiftSettings: hotPathSwift
         ),
 
+        // What restored and its plugin hosts say to each other.
+        .target(
+            name: "RestoredHostProtocol",
+            dependencies: [
+                "RestoredEngine",
+                "RestoredArchive",
+                .product(name: "RestorationKit", package: "SDK"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // restored's side of the plugin hosts: helper processes and their faults.
+        .target(
+            name: "RestoredPluginHosting",
+            dependencies: [
+                "RestoredHostProtocol",
+                "RestoredEngine",
+                "RestoredArchive",
+                "CRestoredHostSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "RestoredDBus",
             dependencies: [
@@ -100,6 +127,8 @@ let package = Package(
                 "RestoredEngine",
                 "RestoredArchive",
                 "RestoredSystemd",
+                "RestoredHostProtocol",
+                "CRestoredHostSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -142,6 +171,22 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift
+        ),
+        // One plugin's helper process. Installed in PREFIX/libexec/restored,
+        // it finds the SDK runtime in PREFIX/lib/restored through its RUNPATH
+        // (and beside itself in the build directory).
+        .executableTarget(
+            name: "RestoredPluginHost",
+            dependencies: [
+                "RestoredEngine",
+                "RestoredArchive",
+                "RestoredHostProtocol",
+                "RestoredSystemd",
+                "CRestoredHostSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../lib/restored"])]
         ),
         .executableTarget(
             name: "RestoredCtl",
@@ -227,6 +272,12 @@ let package = Package(
             path: "Tests/Plugins/TestPluginMissingCallback"
         ),
 
+        .target(
+            name: "TestFaultyPlugin",
+            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
+            path: "Tests/Plugins/TestFaultyPlugin"
+        ),
+
         // Tests.
         .target(
             name: "RestoredTestSupport",
@@ -256,6 +307,19 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["Expected"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredPluginHostingTests",
+            dependencies: [
+                "RestoredPluginHosting",
+                "RestoredHostProtocol",
+                "RestoredEngine",
+                "RestoredArchive",
+                "RestoredTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,17 +1,17 @@
 import Glibc
-import SystemPackage
+public import SystemPackage
 
 /// Which file a path names, and its version: device, inode and modification
 /// time, following symbolic links. Two readings differ when the file was
 /// replaced or rewritten in between.
-struct FileIdentity: Hashable, Sendable {
+public struct FileIdentity: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
     let modifiedSeconds: Int
     let modifiedNanoseconds: Int
 
     /// The identity of the file at `path` now, or nil when it cannot be read.
-    init?(of path: FilePath) {
+    public init?(of path: FilePath) {
         var status = stat()
         guard stat(path.string, &status) == 0 else { return nil }
         device = UInt64(status.st_dev)

@@ -1,3 +1,4 @@
+internal import CRestoredHostSupport
 internal import CRestoredPlugin
 import Logging
 public import RestoredArchive
@@ -26,8 +27,10 @@ public final class InProcessPluginSession: PluginSession {
             return restored_string(data: copy, length: strlen(copy))
         }
         let cOptions = options.sorted { $0.key < $1.key }.map { restored_option(key: text($0.key), value: text($0.value)) }
-        let created = cOptions.withUnsafeBufferPointer { buffer in
-            create?(plugin.pluginDescriptor, HostFunctions.table, context.cPointer, buffer.baseAddress, buffer.count)
+        let created = Self.marking("create") {
+            cOptions.withUnsafeBufferPointer { buffer in
+                create?(plugin.pluginDescriptor, HostFunctions.table, context.cPointer, buffer.baseAddress, buffer.count)
+            }
         }
         guard let created else {
             throw PluginCallError(callback: "create", status: RESTORED_ERROR_FAILED, message: context.lastError)
@@ -36,7 +39,7 @@ public final class InProcessPluginSession: PluginSession {
     }
 
     deinit {
-        table.destroy?(instance)
+        Self.marking("destroy") { table.destroy?(instance) }
     }
 
     /// The app.
@@ -56,7 +59,7 @@ public final class InProcessPluginSession: PluginSession {
 
     /// Lets the plugin release its handles.
     public func endWalk() {
-        table.end_walk?(instance)
+        Self.marking("end_walk") { table.end_walk?(instance) }
         context.phase = .idle
     }
 
@@ -198,12 +201,21 @@ public final class InProcessPluginSession: PluginSession {
     // MARK: Calling
 
     /// Calls a callback; a missing optional callback counts as success.
-    private func call(_ name: String, _ body: () -> restored_status?) throws(PluginCallError) {
+    /// The callback's name is marked as the one running, for the crash
+    /// report of a plugin host (a pointer store, nothing more).
+    private func call(_ name: StaticString, _ body: () -> restored_status?) throws(PluginCallError) {
         if context.lastError != nil { context.lastError = nil }
-        let status = body() ?? RESTORED_OK
+        let status = Self.marking(name) { body() ?? RESTORED_OK }
         guard status == RESTORED_OK else {
-            throw PluginCallError(callback: name, status: status, message: context.lastError)
+            throw PluginCallError(callback: "\(name)", status: status, message: context.lastError)
         }
+    }
+
+    /// Runs `body` with `name` marked as the plugin callback running.
+    static func marking<R>(_ name: StaticString, _ body: () -> R) -> R {
+        name.utf8Start.withMemoryRebound(to: CChar.self, capacity: name.utf8CodeUnitCount) { c_restored_set_current_callback($0) }
+        defer { c_restored_set_current_callback(nil) }
+        return body()
     }
 
     private static func cString(_ utf8: UnsafeBufferPointer<UInt8>) -> restored_string {

@@ -1,0 +1,30 @@
+/// The protocol between restored and its plugin hosts (`restored-plugin-host`),
+/// one helper process per plugin.
+///
+/// Transport: a `SOCK_STREAM` socketpair, descriptor 3 in the helper. Frames:
+/// a 32-bit little-endian body length, then the body: one byte of
+/// ``HostFrameKind`` and the message. Messages are keyed containers in the
+/// wire format of `restored/plugin.h` (``HostMessage``), read with the same
+/// bounds-checked reader as archive state; an archive travels as a `bytes`
+/// entry in the archive file format. The crash report is the one exception:
+/// the helper's signal handler writes it without allocating, as the signal
+/// number (one byte) and the name of the callback that was running.
+///
+/// Exchange: restored sends `start` and the helper answers `ready` or
+/// `refused`; then each walk is one request (`save`, `restore`) and one
+/// reply (`saved`, `unchanged`, `restored`). Nothing crosses per plugin
+/// callback. restored checks every length before it reads or allocates, and a
+/// frame it cannot read costs the helper its life (``HostProtocolError``).
+public enum HostProtocol {
+    /// The version both ends speak; `start` and `ready` carry it, and a
+    /// helper of another version refuses to start.
+    public static let version: UInt32 = 1
+    /// The helper's end of the channel.
+    public static let channelDescriptor: Int32 = 3
+    /// The largest frame body restored reads from a helper: the largest app
+    /// state (64 MiB, R13) with room for its report.
+    public static let maximumReplyLength = 96 << 20
+    /// The largest frame body a helper reads from restored: a stored archive
+    /// may be up to 1 GiB.
+    public static let maximumRequestLength = 1 << 30
+}

@@ -1,0 +1,278 @@
+public import RestoredArchive
+public import RestoredEngine
+import RestoredState
+
+/// A reply from a helper to restored.
+public enum HostReply: Sendable {
+    /// The plugin is loaded.
+    case ready(PluginIdentity)
+    /// The plugin was refused.
+    case refused(PluginRefusal.Reason)
+    /// A save's result.
+    case saved(HostSaveResult)
+    /// The state equals the archive of the token the request named.
+    case unchanged
+    /// A restore's report; its outcome is `restored`, `declined` or `failed`.
+    case restored(RestorationReport)
+    /// The helper is dying of `signal` while running `callback`.
+    case crashed(signal: Int32, callback: String?)
+
+    /// The frame kind and body (in the helper).
+    public var frame: (HostFrameKind, [UInt8]) {
+        switch self {
+        case .ready(let identity):
+            let entries: [StateEntry] = [
+                StateEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
+                StateEntry(key: "app", value: .string(identity.appID.rawValue)),
+                StateEntry(key: "appVersion", value: .string(identity.appVersion)),
+                StateEntry(key: "displayName", value: .string(identity.displayName)),
+                StateEntry(key: "abiVersion", value: .uint64(UInt64(identity.abiVersion))),
+            ]
+            return (.ready, entries.messageBody)
+        case .refused(let reason):
+            return (.refused, Self.entries(of: reason).messageBody)
+        case .saved(let result):
+            var entries: [StateEntry] = [StateEntry(key: "token", value: .uint64(result.token))]
+            if let archive = result.archive { entries.append(StateEntry(key: "archive", value: .bytes(archive))) }
+            entries += Self.entries(of: result.report)
+            return (.saved, entries.messageBody)
+        case .unchanged:
+            return (.unchanged, [StateEntry]().messageBody)
+        case .restored(let report):
+            return (.restored, Self.entries(of: report).messageBody)
+        case .crashed(let signal, let callback):
+            return (.crashed, [UInt8(truncatingIfNeeded: signal)] + Array((callback ?? "").utf8))
+        }
+    }
+
+    /// Reads a reply frame of `appID`'s helper (in restored); anything that
+    /// is not exactly a reply of this protocol throws.
+    public init(_ frame: FrameChannel.Frame, appID: AppID) throws(HostProtocolError) {
+        guard let kind = HostFrameKind(rawValue: frame.kind), kind.rawValue >= 0x80 else {
+            throw .malformed("a reply of unknown kind \(frame.kind)")
+        }
+        if kind == .crashed {
+            guard let signal = frame.body.first else { throw .malformed("an empty crash report") }
+            let name = frame.body.dropFirst()
+            guard let callback = String(validating: name, as: UTF8.self) else { throw .malformed("a crash report with an invalid callback name") }
+            self = .crashed(signal: Int32(signal), callback: callback.isEmpty ? nil : callback)
+            return
+        }
+        let fields = try MessageFields(decoding: frame.body)
+        switch kind {
+        case .ready:
+            let version = try fields.uint64("version")
+            guard version == UInt64(HostProtocol.version) else {
+                throw .malformed("the helper speaks protocol version \(version), restored \(HostProtocol.version)")
+            }
+            let appID: AppID
+            do {
+                appID = try AppID(try fields.string("app"))
+            } catch {
+                throw .malformed("an invalid app id (\(error))")
+            }
+            let abi = try fields.uint64("abiVersion")
+            guard abi <= UInt64(UInt32.max) else { throw .malformed("abiVersion is out of range") }
+            self = .ready(PluginIdentity(
+                appID: appID, appVersion: try fields.string("appVersion"), displayName: try fields.string("displayName"), abiVersion: UInt32(abi)
+            ))
+        case .refused:
+            self = .refused(try Self.reason(from: fields))
+        case .saved:
+            var report = try Self.preservationReport(from: fields, appID: appID)
+            let archive = fields["archive"] == nil ? nil : try fields.bytes("archive")
+            if archive != nil { report.outcome = .saved(generation: 0) }
+            self = .saved(HostSaveResult(token: try fields.uint64("token"), archive: archive, report: report))
+        case .unchanged:
+            self = .unchanged
+        case .restored:
+            self = .restored(try Self.restorationReport(from: fields, appID: appID))
+        default:
+            throw .malformed("a reply of kind \(frame.kind) where none is expected")
+        }
+    }
+
+    // MARK: Refusals
+
+    private static func entries(of reason: PluginRefusal.Reason) -> [StateEntry] {
+        var entries = [StateEntry(key: "code", value: .string(PluginRefusal(file: "", reason: reason).code))]
+        func add(_ key: String, _ value: StateValue) { entries.append(StateEntry(key: key, value: value)) }
+        switch reason {
+        case .loadFailed(let text), .missingCallback(let text), .startFailed(let text):
+            add("detail", .string(text))
+        case .wrongABIVersion(let found, let expected):
+            add("found", .uint64(UInt64(found)))
+            add("expected", .uint64(UInt64(expected)))
+        case .truncatedDescriptor(let size):
+            add("size", .uint64(UInt64(size)))
+        case .invalidAppID(let appID, let text):
+            add("app", .string(appID))
+            add("detail", .string(text))
+        case .missingSymbol, .noDescriptor, .duplicateAppID, .insecurePermissions:
+            break
+        }
+        return entries
+    }
+
+    private static func reason(from fields: MessageFields) throws(HostProtocolError) -> PluginRefusal.Reason {
+        func number(_ key: String) throws(HostProtocolError) -> UInt32 {
+            let value = try fields.uint64(key)
+            guard value <= UInt64(UInt32.max) else { throw .malformed("\(key) is out of range") }
+            return UInt32(value)
+        }
+        switch try fields.string("code") {
+        case "load-failed": return .loadFailed(try fields.string("detail"))
+        case "missing-symbol": return .missingSymbol
+        case "no-descriptor": return .noDescriptor
+        case "wrong-abi-version": return .wrongABIVersion(found: try number("found"), expected: try number("expected"))
+        case "truncated-descriptor": return .truncatedDescriptor(size: try number("size"))
+        case "missing-callback": return .missingCallback(try fields.string("detail"))
+        case "invalid-app-id": return .invalidAppID(try fields.string("app"), reason: try fields.string("detail"))
+        case "start-failed": return .startFailed(try fields.string("detail"))
+        case let code: throw .malformed("a refusal with the unknown code \"\(code)\"")
+        }
+    }
+
+    // MARK: Reports
+
+    private static func issuesEntry(_ issues: [EngineIssue]) -> StateEntry {
+        StateEntry(key: "issues", value: .array(issues.map { issue in
+            var entries = [StateEntry(key: "message", value: .string(issue.message))]
+            if let path = issue.path { entries.append(StateEntry(key: "path", value: .reference(path))) }
+            if let rule = issue.rule { entries.append(StateEntry(key: "rule", value: .string(rule))) }
+            return .dictionary(entries)
+        }))
+    }
+
+    private static func issues(from fields: MessageFields, appID: AppID) throws(HostProtocolError) -> [EngineIssue] {
+        var issues: [EngineIssue] = []
+        for record in try fields.records("issues") {
+            var path: ObjectPath?
+            if let value = record["path"] {
+                guard case .reference(let reference) = value else { throw .malformed("an issue's path is not a reference") }
+                path = reference
+            }
+            issues.append(EngineIssue(appID: appID, path: path, rule: try record.optionalString("rule"), message: try record.string("message")))
+        }
+        return issues
+    }
+
+    private static func entries(of report: PreservationReport) -> [StateEntry] {
+        var entries: [StateEntry] = []
+        switch report.outcome {
+        case .saved: entries.append(StateEntry(key: "result", value: .string("archive")))
+        case .declined: entries.append(StateEntry(key: "result", value: .string("declined")))
+        case .failed(let reason):
+            entries.append(StateEntry(key: "result", value: .string("failed")))
+            entries.append(StateEntry(key: "reason", value: .string(reason)))
+        }
+        entries += [
+            StateEntry(key: "saved", value: .paths(report.savedPaths)),
+            StateEntry(key: "dropped", value: .paths(report.droppedPaths)),
+            StateEntry(key: "skipped", value: .uint64(UInt64(report.skippedWithoutIdentifier))),
+            StateEntry(key: "snapshot", value: .bool(report.hasSnapshot)),
+            issuesEntry(report.issues),
+        ]
+        return entries
+    }
+
+    private static func preservationReport(from fields: MessageFields, appID: AppID) throws(HostProtocolError) -> PreservationReport {
+        let outcome: PreservationReport.Outcome
+        switch try fields.string("result") {
+        case "archive": outcome = .saved(generation: 0)
+        case "declined": outcome = .declined
+        case "failed": outcome = .failed(try fields.string("reason"))
+        case let result: throw .malformed("a save result \"\(result)\"")
+        }
+        var report = PreservationReport(appID: appID, outcome: outcome)
+        report.savedPaths = try fields.paths("saved")
+        report.droppedPaths = try fields.paths("dropped")
+        report.skippedWithoutIdentifier = try fields.count("skipped")
+        report.hasSnapshot = try fields.bool("snapshot")
+        report.issues = try issues(from: fields, appID: appID)
+        return report
+    }
+
+    private static func entries(of report: RestorationReport) -> [StateEntry] {
+        var entries: [StateEntry] = []
+        switch report.outcome {
+        case .declined: entries.append(StateEntry(key: "result", value: .string("declined")))
+        case .failed(let reason):
+            entries.append(StateEntry(key: "result", value: .string("failed")))
+            entries.append(StateEntry(key: "reason", value: .string(reason)))
+        default: entries.append(StateEntry(key: "result", value: .string("restored")))
+        }
+        let snapshot = switch report.snapshot {
+        case .none: "none"
+        case .presented: "presented"
+        case .ignored: "ignored"
+        }
+        entries += [
+            StateEntry(key: "restored", value: .paths(report.restoredPaths)),
+            StateEntry(key: "notRestored", value: .paths(report.notRestoredPaths)),
+            StateEntry(key: "classMismatch", value: .paths(report.classMismatchPaths)),
+            StateEntry(key: "snapshot", value: .string(snapshot)),
+            issuesEntry(report.issues),
+        ]
+        return entries
+    }
+
+    private static func restorationReport(from fields: MessageFields, appID: AppID) throws(HostProtocolError) -> RestorationReport {
+        let outcome: RestorationReport.Outcome
+        switch try fields.string("result") {
+        case "restored": outcome = .restored
+        case "declined": outcome = .declined
+        case "failed": outcome = .failed(try fields.string("reason"))
+        case let result: throw .malformed("a restore result \"\(result)\"")
+        }
+        var report = RestorationReport(appID: appID, outcome: outcome)
+        report.restoredPaths = try fields.paths("restored")
+        report.notRestoredPaths = try fields.paths("notRestored")
+        report.classMismatchPaths = try fields.paths("classMismatch")
+        switch try fields.string("snapshot") {
+        case "none": report.snapshot = .none
+        case "presented": report.snapshot = .presented
+        case "ignored": report.snapshot = .ignored
+        case let snapshot: throw .malformed("a snapshot outcome \"\(snapshot)\"")
+        }
+        report.issues = try issues(from: fields, appID: appID)
+        return report
+    }
+}
+
+/// Who a started plugin is.
+public struct PluginIdentity: Hashable, Sendable {
+    /// The app it restores.
+    public var appID: AppID
+    /// The app version it declares.
+    public var appVersion: String
+    /// Its name for people.
+    public var displayName: String
+    /// The ABI version it speaks.
+    public var abiVersion: UInt32
+
+    /// Creates an identity.
+    public init(appID: AppID, appVersion: String, displayName: String, abiVersion: UInt32) {
+        self.appID = appID
+        self.appVersion = appVersion
+        self.displayName = displayName
+        self.abiVersion = abiVersion
+    }
+}
+
+/// The result of a save, as the helper hands it over.
+public struct HostSaveResult: Sendable {
+    /// Names this archive for a later ``HostSaveRequest/unlessSameAs``.
+    public var token: UInt64
+    /// The archive (file format, generation 0), when the app is to be saved.
+    public var archive: [UInt8]?
+    /// The walk's report; its outcome is `saved` (to be written), `declined` or `failed`.
+    public var report: PreservationReport
+
+    /// Creates a result.
+    public init(token: UInt64, archive: [UInt8]?, report: PreservationReport) {
+        self.token = token
+        self.archive = archive
+        self.report = report
+    }
+}

@@ -1,0 +1,100 @@
+public import RestoredEngine
+import RestoredState
+
+/// A request from restored to a helper.
+public enum HostRequest: Sendable {
+    /// Load the plugin; answered by `ready` or `refused`. Its instance is
+    /// created (`create`) at the first walk, so a crash there is that walk's.
+    case start(HostStart)
+    /// Run the preservation walk; answered by `saved` or `unchanged`.
+    case save(HostSaveRequest)
+    /// Run the restoration walk over this archive (the archive file format);
+    /// answered by `restored`.
+    case restore(archive: [UInt8])
+
+    /// The frame kind and body.
+    public var frame: (HostFrameKind, [UInt8]) {
+        switch self {
+        case .start(let start):
+            let entries: [StateEntry] = [
+                StateEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
+                StateEntry(key: "plugin", value: .string(start.pluginFile)),
+                StateEntry(key: "options", value: .strings(start.options)),
+                StateEntry(key: "logLevel", value: .string(start.logLevel)),
+                StateEntry(key: "objectByteBudget", value: .uint64(UInt64(start.configuration.objectByteBudget))),
+                StateEntry(key: "appByteBudget", value: .uint64(UInt64(start.configuration.appByteBudget))),
+                StateEntry(key: "systemVersion", value: .string(start.configuration.systemVersion)),
+                StateEntry(key: "memoryLimit", value: .uint64(start.memoryLimit)),
+            ]
+            return (.start, entries.messageBody)
+        case .save(let save):
+            var entries: [StateEntry] = []
+            if let token = save.unlessSameAs { entries.append(StateEntry(key: "unlessSameAs", value: .uint64(token))) }
+            return (.save, entries.messageBody)
+        case .restore(let archive):
+            return (.restore, [StateEntry(key: "archive", value: .bytes(archive))].messageBody)
+        }
+    }
+
+    /// Reads a request frame (in the helper).
+    public init(_ frame: FrameChannel.Frame) throws(HostProtocolError) {
+        let fields = try MessageFields(decoding: frame.body)
+        switch HostFrameKind(rawValue: frame.kind) {
+        case .start:
+            let version = try fields.uint64("version")
+            guard version == UInt64(HostProtocol.version) else {
+                throw .malformed("restored speaks protocol version \(version), this helper \(HostProtocol.version)")
+            }
+            let configuration = EngineConfiguration(
+                objectByteBudget: try fields.count("objectByteBudget"),
+                appByteBudget: try fields.count("appByteBudget"),
+                systemVersion: try fields.string("systemVersion")
+            )
+            self = .start(HostStart(
+                pluginFile: try fields.string("plugin"), options: try fields.strings("options"),
+                logLevel: try fields.string("logLevel"), configuration: configuration, memoryLimit: try fields.uint64("memoryLimit")
+            ))
+        case .save:
+            self = .save(HostSaveRequest(unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs")))
+        case .restore:
+            self = .restore(archive: try fields.bytes("archive"))
+        default:
+            throw .malformed("a request of unknown kind \(frame.kind)")
+        }
+    }
+}
+
+/// What a helper needs to start its plugin.
+public struct HostStart: Sendable {
+    /// The plugin file.
+    public var pluginFile: String
+    /// The app's options, handed to the plugin's `create`.
+    public var options: [String: String]
+    /// The log level (`debug`, `info` ...).
+    public var logLevel: String
+    /// Budgets and the system version for the walks.
+    public var configuration: EngineConfiguration
+    /// The most memory the helper's data may take (`RLIMIT_DATA`), in bytes; 0 for no limit.
+    public var memoryLimit: UInt64
+
+    /// Creates a start request.
+    public init(pluginFile: String, options: [String: String], logLevel: String, configuration: EngineConfiguration, memoryLimit: UInt64) {
+        self.pluginFile = pluginFile
+        self.options = options
+        self.logLevel = logLevel
+        self.configuration = configuration
+        self.memoryLimit = memoryLimit
+    }
+}
+
+/// A save request.
+public struct HostSaveRequest: Sendable {
+    /// The token of the archive restored last wrote from this helper: when
+    /// the new state is the same, the helper answers `unchanged` (autosave).
+    public var unlessSameAs: UInt64?
+
+    /// Creates a save request.
+    public init(unlessSameAs: UInt64? = nil) {
+        self.unlessSameAs = unlessSameAs
+    }
+}

@@ -1,0 +1,132 @@
+import Logging
+import RestoredArchive
+import RestoredEngine
+import RestoredHostProtocol
+import RestoredSystemd
+
+/// Serves restored's requests for one plugin: starts it, then runs each
+/// walk beside it and answers with the finished result.
+///
+/// The walks are the engine's own (``RestorationEngine``), over the plugin
+/// loaded in this process; only their results cross to restored. For
+/// autosave, the last archive sent is kept with a token, so an unchanged
+/// state is answered with `unchanged` instead of a copy of the archive.
+struct HostServer {
+    let channel: FrameChannel
+    let pluginFile: String
+
+    /// Runs until restored closes the channel; returns the exit status.
+    func run() -> Int32 {
+        let start: HostStart
+        do {
+            guard case .start(let request) = try HostRequest(try channel.receive(maximumLength: HostProtocol.maximumRequestLength)) else {
+                PluginHostMain.writeError("restored-plugin-host: the first request was not start")
+                return 1
+            }
+            start = request
+        } catch {
+            if error != .closed { PluginHostMain.writeError("restored-plugin-host: \(error)") }
+            return error == .closed ? 0 : 1
+        }
+        SystemdLogHandler.bootstrap(logLevel: Logger.Level(rawValue: start.logLevel) ?? .info, syslogIdentifier: "restored")
+        let logger = Logger(label: "restored-plugin-host")
+        if start.memoryLimit > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(start.memoryLimit), rlim_max: rlim_t(start.memoryLimit))
+            if setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit) != 0 {
+                logger.warning("cannot limit this plugin host's memory: \(String(cString: strerror(errno)))")
+            }
+        }
+
+        let loader = PluginLoader(directories: [], sdkRuntime: nil)
+        let plugin: LoadedPlugin
+        switch loader.loadPlugin(at: .init(start.pluginFile)) {
+        case .success(let loaded):
+            plugin = loaded
+        case .failure(let refusal):
+            return reply(.refused(refusal.reason)) ? 0 : 1
+        }
+        let identity = PluginIdentity(appID: plugin.appID, appVersion: plugin.appVersion, displayName: plugin.displayName, abiVersion: plugin.abiVersion)
+        guard reply(.ready(identity)) else { return 1 }
+
+        // The walks never touch a store: restored reads and writes archives.
+        let engine = RestorationEngine(store: ArchiveStore(directory: "/"), configuration: start.configuration, logger: logger)
+        var lastSent: (token: UInt64, archive: Archive)?
+        var nextToken: UInt64 = 1
+        // Created at the first walk (a crash in create is that walk's), and
+        // tried again at the next one if create failed.
+        var session: InProcessPluginSession?
+        while true {
+            let request: HostRequest
+            do {
+                request = try HostRequest(try channel.receive(maximumLength: HostProtocol.maximumRequestLength))
+            } catch {
+                if error == .closed { return 0 }
+                logger.error("restored sent what this helper cannot read (\(error)); stopping", metadata: ["app": "\(plugin.appID)"])
+                return 1
+            }
+            if session == nil, request.isWalk {
+                do {
+                    session = try plugin.makeSession(options: start.options, logger: logger)
+                } catch {
+                    let reason = "the plugin could not start: \(error)"
+                    guard reply(request.failure(reason, appID: plugin.appID)) else { return 1 }
+                    continue
+                }
+            }
+            guard let session else { continue }
+            let answer: HostReply
+            switch request {
+            case .start:
+                logger.error("a second start request; stopping", metadata: ["app": "\(plugin.appID)"])
+                return 1
+            case .save(let save):
+                let (archive, report) = engine.makeArchive(of: session)
+                if let archive, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, archive.hasSameContent(as: kept.archive) {
+                    answer = .unchanged
+                } else {
+                    let token = nextToken
+                    nextToken += 1
+                    if let archive { lastSent = (token, archive) }
+                    answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
+                }
+            case .restore(let bytes):
+                do {
+                    answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes)))
+                } catch {
+                    answer = .restored(RestorationReport(appID: plugin.appID, outcome: .failed("restored sent an unreadable archive: \(error)")))
+                }
+            }
+            guard reply(answer) else { return 1 }
+        }
+    }
+
+    /// Sends a reply; false when restored is gone.
+    private func reply(_ answer: HostReply) -> Bool {
+        let (kind, body) = answer.frame
+        do {
+            try channel.send(kind, body)
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+extension HostRequest {
+    /// Whether this request runs a walk.
+    var isWalk: Bool {
+        if case .start = self { false } else { true }
+    }
+
+    /// The reply of a walk that could not run.
+    func failure(_ reason: String, appID: AppID) -> HostReply {
+        if case .restore = self {
+            return .restored(RestorationReport(appID: appID, outcome: .failed(reason)))
+        }
+        return .saved(HostSaveResult(token: 0, archive: nil, report: PreservationReport(appID: appID, outcome: .failed(reason))))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

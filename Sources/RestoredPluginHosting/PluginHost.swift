@@ -1,0 +1,348 @@
+public import Logging
+public import RestoredArchive
+public import RestoredEngine
+public import RestoredHostProtocol
+public import SystemPackage
+import Synchronization
+
+/// One plugin file, run in a helper process of its own (`restored-plugin-host`).
+///
+/// The helper stays up between walks (starting one costs more than the walk
+/// of a typical app: see the README's benchmark) and is started again for
+/// the next walk after it died. Every walk is one request and one reply with
+/// a deadline: a helper that crashes or exits costs that walk only; one that
+/// has not answered at the deadline, or that sends anything but the
+/// protocol, is killed with SIGKILL so nothing keeps running. A plugin whose
+/// helper fails in ``Configuration/quarantineAfter`` walks in a row is
+/// quarantined: not started again until its file changes. A plugin file
+/// that changed on disk (a new build) gets a new helper at the next walk.
+///
+/// Walks are blocking and run one at a time per host (the app's queue);
+/// ``stop()`` and the properties may be used from any thread.
+public final class PluginHost: Sendable {
+    /// How plugin hosts are started.
+    public struct Configuration: Sendable {
+        /// The `restored-plugin-host` executable.
+        public var executable: FilePath
+        /// The helper's environment.
+        public var environment: [String: String]
+        /// The helper's log level.
+        public var logLevel: Logger.Level
+        /// Budgets and system version of the walks.
+        public var engine: EngineConfiguration
+        /// How long loading a plugin may take.
+        public var startTimeout: Duration
+        /// Failed walks in a row that quarantine a plugin.
+        public var quarantineAfter: Int
+        /// The most memory a helper's data may take (`RLIMIT_DATA`), in
+        /// bytes; a plugin that leaks without bound fails there, not the machine.
+        public var memoryLimit: UInt64
+
+        /// Creates a configuration; the environment loses systemd's
+        /// variables meant for restored alone (NOTIFY_SOCKET, WATCHDOG_*, LISTEN_*).
+        public init(
+            executable: FilePath, environment: [String: String], logLevel: Logger.Level = .info,
+            engine: EngineConfiguration = EngineConfiguration(), startTimeout: Duration = .seconds(10), quarantineAfter: Int = 3,
+            memoryLimit: UInt64 = 1 << 30
+        ) {
+            self.executable = executable
+            self.environment = environment.filter { key, _ in
+                !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"].contains(key)
+            }
+            self.logLevel = logLevel
+            self.engine = engine
+            self.startTimeout = startTimeout
+            self.quarantineAfter = quarantineAfter
+            self.memoryLimit = memoryLimit
+        }
+    }
+
+    /// What a save gave.
+    public enum SaveAnswer: Sendable {
+        /// The walk's result: an archive to write (or none: declined, failed) and its token.
+        case saved(HostSaveResult, token: ArchiveToken)
+        /// The state equals the archive of the token asked about.
+        case unchanged
+    }
+
+    /// Names an archive a helper sent, across restarts of the helper.
+    public struct ArchiveToken: Hashable, Sendable {
+        let instance: UInt64
+        let token: UInt64
+    }
+
+    /// The plugin file.
+    public let file: FilePath
+    /// The options handed to the plugin's `create`.
+    public let options: [String: String]
+    private let configuration: Configuration
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var process: HelperProcess?
+        var instance: UInt64 = 0
+        var identity: PluginIdentity?
+        var fileIdentity: FileIdentity?
+        var consecutiveFaults = 0
+        var lastFault: PluginHostFault?
+        var quarantine: (file: FileIdentity?, reason: String)?
+    }
+
+    /// Creates the host of `file`; nothing runs until ``start()`` or a walk.
+    public init(file: FilePath, options: [String: String], configuration: Configuration, logger: Logger) {
+        self.file = file
+        self.options = options
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The plugin's identity, once a helper has loaded it.
+    public var identity: PluginIdentity? { state.withLock { $0.identity } }
+
+    /// The helper's pid while one runs.
+    public var pid: Int32? { state.withLock { $0.process?.pid } }
+
+    /// Why the plugin is quarantined, if it is.
+    public var quarantineReason: String? { state.withLock { $0.quarantine?.reason } }
+
+    /// The last fault of a helper, if the last walk had one.
+    public var lastFault: PluginHostFault? { state.withLock { $0.lastFault } }
+
+    /// Whether the file changed since the running helper loaded it (the
+    /// next walk starts a new helper for it).
+    public var hasChangedOnDisk: Bool {
+        let loaded = state.withLock { $0.fileIdentity }
+        return loaded != nil && FileIdentity(of: file) != loaded
+    }
+
+    /// Starts a helper and loads the plugin: its identity, or why it was refused.
+    public func start() -> Result<PluginIdentity, PluginStartFailure> {
+        let fileIdentity = FileIdentity(of: file)
+        let quarantine = state.withLock { state -> String? in
+            if let quarantine = state.quarantine, quarantine.file == fileIdentity { return quarantine.reason }
+            // A new build starts with a clean record.
+            if state.quarantine != nil || (state.fileIdentity != nil && state.fileIdentity != fileIdentity) {
+                state.quarantine = nil
+                state.consecutiveFaults = 0
+            }
+            return nil
+        }
+        if let quarantine {
+            return .failure(.fault(.quarantined(since: quarantine)))
+        }
+        let process: HelperProcess
+        do {
+            process = try HelperProcess.spawn(executable: configuration.executable, plugin: file, environment: configuration.environment)
+        } catch {
+            return .failure(.fault(.spawnFailed("\(configuration.executable.string): \(error)")))
+        }
+        let start = HostStart(pluginFile: file.string, options: options, logLevel: configuration.logLevel.rawValue, configuration: configuration.engine,
+            memoryLimit: configuration.memoryLimit
+        )
+        let answer = exchange(.start(start), with: process, walk: "start", deadline: .now + configuration.startTimeout, appID: nil)
+        switch answer {
+        case .success(.ready(let identity)):
+            let previous = state.withLock { state in
+                defer {
+                    state.process = process
+                    state.instance += 1
+                    state.identity = identity
+                    state.fileIdentity = fileIdentity
+                    state.quarantine = nil
+                }
+                return state.process
+            }
+            previous.map(Self.end)
+            logger.debug("plugin host \(process.pid) serves \(identity.appID) from \(file.string)", metadata: ["app": "\(identity.appID)"])
+            return .success(identity)
+        case .success(.refused(let reason)):
+            Self.end(process)
+            return .failure(.refused(reason))
+        case .success:
+            process.kill()
+            process.reap(within: .seconds(1))
+            return .failure(.fault(.protocolViolation("it did not answer start with ready or refused")))
+        case .failure(let fault):
+            return .failure(.fault(fault))
+        }
+    }
+
+    /// Runs the preservation walk; with `unlessSameAs`, an unchanged state
+    /// answers ``SaveAnswer/unchanged``.
+    public func save(unlessSameAs token: ArchiveToken?, deadline: ContinuousClock.Instant) -> Result<SaveAnswer, PluginHostFault> {
+        walk("save", deadline: deadline) { instance in
+            .save(HostSaveRequest(unlessSameAs: token?.instance == instance ? token?.token : nil))
+        } answer: { reply, instance in
+            switch reply {
+            case .saved(let result): .saved(result, token: ArchiveToken(instance: instance, token: result.token))
+            case .unchanged: token?.instance == instance ? .unchanged : nil
+            default: nil
+            }
+        }
+    }
+
+    /// Runs the restoration walk over `archive`.
+    public func restore(_ archive: Archive, deadline: ContinuousClock.Instant) -> Result<RestorationReport, PluginHostFault> {
+        let bytes = ArchiveCodec.encode(archive)
+        return walk("restore", deadline: deadline) { _ in
+            .restore(archive: bytes)
+        } answer: { reply, _ in
+            if case .restored(let report) = reply { report } else { nil }
+        }
+    }
+
+    /// Ends the helper: it reads the end of its requests, destroys the
+    /// plugin's instance and exits; one that does not within a second is killed.
+    public func stop() {
+        let process = state.withLock { state in
+            defer { state.process = nil }
+            return state.process
+        }
+        process.map(Self.end)
+    }
+
+    // MARK: Walks
+
+    private func walk<Answer: Sendable>(
+        _ name: String, deadline: ContinuousClock.Instant,
+        request: (UInt64) -> HostRequest, answer: (HostReply, UInt64) -> Answer?
+    ) -> Result<Answer, PluginHostFault> {
+        let running: (process: HelperProcess, instance: UInt64, appID: AppID?)
+        switch ensureRunning() {
+        case .success(let value): running = value
+        case .failure(let fault): return .failure(record(fault))
+        }
+        switch exchange(request(running.instance), with: running.process, walk: name, deadline: deadline, appID: running.appID) {
+        case .success(let reply):
+            guard let value = answer(reply, running.instance) else {
+                running.process.kill()
+                running.process.reap(within: .seconds(1))
+                forget(running.process)
+                return .failure(record(.protocolViolation("it answered a \(name) with something else")))
+            }
+            state.withLock { state in
+                state.consecutiveFaults = 0
+                state.lastFault = nil
+            }
+            return .success(value)
+        case .failure(let fault):
+            forget(running.process)
+            return .failure(record(fault))
+        }
+    }
+
+    /// The running helper, started (again) when there is none or the file changed.
+    private func ensureRunning() -> Result<(process: HelperProcess, instance: UInt64, appID: AppID?), PluginHostFault> {
+        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity) }
+        if let process = current.0 {
+            if process.reapIfExited() == nil, FileIdentity(of: file) == current.3 {
+                return .success((process, current.1, current.2?.appID))
+            }
+            if let ending = process.ending {
+                logger.warning("\(appName): its plugin host had ended between walks (\(Self.describe(ending))); starting it again", metadata: metadata)
+            } else {
+                logger.notice("\(appName): the plugin file \(file.string) changed; starting a new plugin host for it", metadata: metadata)
+            }
+            forget(process)
+        }
+        switch start() {
+        case .success(let identity):
+            if let previous = current.2?.appID, previous != identity.appID {
+                stop()
+                return .failure(.protocolViolation("the plugin file now serves \(identity.appID), not \(previous); reload the plugins"))
+            }
+            let started = state.withLock { ($0.process, $0.instance) }
+            guard let process = started.0 else { return .failure(.spawnFailed("stopped while starting")) }
+            return .success((process, started.1, identity.appID))
+        case .failure(.fault(let fault)):
+            return .failure(fault)
+        case .failure(.refused(let reason)):
+            return .failure(.spawnFailed(PluginRefusal(file: file, reason: reason).description))
+        }
+    }
+
+    /// One request and its reply; any fault leaves the process killed and reaped.
+    private func exchange(
+        _ request: HostRequest, with process: HelperProcess, walk: String, deadline: ContinuousClock.Instant, appID: AppID?
+    ) -> Result<HostReply, PluginHostFault> {
+        let started = ContinuousClock.now
+        let (kind, body) = request.frame
+        do throws(HostProtocolError) {
+            try process.channel.send(kind, body, deadline: deadline)
+            let frame = try process.channel.receive(maximumLength: HostProtocol.maximumReplyLength, deadline: deadline)
+            let reply = try HostReply(frame, appID: appID ?? Self.placeholderAppID)
+            if case .crashed(let signal, let callback) = reply {
+                process.reap(within: .seconds(2))
+                return .failure(.crashed(signal: signal, callback: callback))
+            }
+            return .success(reply)
+        } catch .timedOut {
+            process.kill()
+            process.reap(within: .seconds(2))
+            return .failure(.deadlinePassed(walk: walk, after: ContinuousClock.now - started))
+        } catch .closed {
+            switch process.reap(within: .seconds(2)) {
+            case .signaled(let signal): return .failure(.crashed(signal: signal, callback: nil))
+            case .exited(let status): return .failure(.exited(status: status))
+            }
+        } catch {
+            process.kill()
+            process.reap(within: .seconds(2))
+            return .failure(.protocolViolation(error.description))
+        }
+    }
+
+    /// Counts a fault; the ``Configuration/quarantineAfter``th in a row quarantines the plugin.
+    private func record(_ fault: PluginHostFault) -> PluginHostFault {
+        guard fault.countsTowardsQuarantine else { return fault }
+        let quarantined = state.withLock { state -> Bool in
+            state.lastFault = fault
+            state.consecutiveFaults += 1
+            guard state.consecutiveFaults >= configuration.quarantineAfter else { return false }
+            state.quarantine = (FileIdentity(of: file), "its plugin host failed in \(state.consecutiveFaults) walks in a row, the last time: \(fault)")
+            return true
+        }
+        if quarantined {
+            logger.error("\(appName): quarantined: \(file.string) failed in \(configuration.quarantineAfter) walks in a row (the last: \(fault)); it is not started again until the file changes", metadata: metadata)
+        }
+        return fault
+    }
+
+    private func forget(_ process: HelperProcess) {
+        state.withLock { state in
+            if state.process === process { state.process = nil }
+        }
+        Self.end(process)
+    }
+
+    private static func end(_ process: HelperProcess) {
+        process.closeChannel()
+        process.reap(within: .seconds(1))
+    }
+
+    private var appName: String { identity?.appID.rawValue ?? file.string }
+    private var metadata: Logger.Metadata { identity.map { ["app": "\($0.appID)"] } ?? [:] }
+
+    private static func describe(_ ending: HelperProcess.Ending) -> String {
+        switch ending {
+        case .exited(let status): "exit status \(status)"
+        case .signaled(let signal): PluginHostFault.signalName(signal)
+        }
+    }
+
+    /// Used to read a `start` reply, which names its own app.
+    private static let placeholderAppID = try! AppID("org.restored.Unknown")
+}
+
+/// Why a plugin host did not start.
+public enum PluginStartFailure: Error, Hashable, Sendable {
+    /// The plugin was refused by the helper.
+    case refused(PluginRefusal.Reason)
+    /// The helper failed.
+    case fault(PluginHostFault)
+}

@@ -1,0 +1,127 @@
+/* A plugin that misbehaves on purpose, for the plugin host's fault tests.
+ *
+ * App id org.restored.test.Faulty; one object, "Main". The option `fault`
+ * picks the misbehaviour, at the first `encode_object` unless said otherwise:
+ *   segfault      dereference NULL
+ *   abort-create  abort() in create
+ *   loop          spin forever
+ *   exit          exit(0)
+ *   leak          allocate and touch memory without bound
+ *   garbage       write garbage where restored expects a reply (descriptor 3), then wait
+ *   none          behave (the default)
+ * The option `gate` names a file: while it exists, encode_object waits
+ * (so a test can act in the middle of a save). */
+#include <restored/plugin.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    const restored_host_functions *host;
+    char fault[32];
+    char gate[4096];
+    char main_object;
+    int64_t saves;
+} app;
+
+static restored_string text(const char *s) { return (restored_string){ s, strlen(s) }; }
+
+static void copy_option(char *target, size_t size, restored_string value) {
+    size_t n = value.length < size - 1 ? value.length : size - 1;
+    memcpy(target, value.data, n);
+    target[n] = 0;
+}
+
+static void *create(const restored_plugin_descriptor *d, const restored_host_functions *host,
+                    restored_host_context *context, const restored_option *options, size_t count) {
+    static app the_app;
+    (void)d; (void)context;
+    the_app.host = host;
+    strcpy(the_app.fault, "none");
+    for (size_t i = 0; i < count; i++) {
+        if (options[i].key.length == 5 && memcmp(options[i].key.data, "fault", 5) == 0)
+            copy_option(the_app.fault, sizeof the_app.fault, options[i].value);
+        if (options[i].key.length == 4 && memcmp(options[i].key.data, "gate", 4) == 0)
+            copy_option(the_app.gate, sizeof the_app.gate, options[i].value);
+    }
+    if (strcmp(the_app.fault, "abort-create") == 0) abort();
+    return &the_app;
+}
+static void destroy(void *instance) { (void)instance; }
+static void end_walk(void *instance) { (void)instance; }
+
+static restored_status should_save(void *instance, restored_coder *coder, bool *result) {
+    (void)instance; (void)coder; *result = true; return RESTORED_OK;
+}
+static restored_status report(app *a, restored_object_sink *sink) {
+    restored_object_info info = { .struct_size = sizeof info, .identifier = text("Main"),
+                                  .class_name = text("FaultyWindow"), .restoration_class = text("") };
+    return a->host->sink_add(sink, (restored_object *)&a->main_object, &info);
+}
+static restored_status list_objects(void *instance, restored_object *parent, restored_object_sink *sink) {
+    return parent ? RESTORED_OK : report(instance, sink);
+}
+static restored_status describe_object(void *instance, restored_object *object, restored_object_sink *sink) {
+    (void)object; return report(instance, sink);
+}
+static restored_status encode_object(void *instance, restored_object *object, restored_coder *coder) {
+    app *a = instance; (void)object;
+    while (a->gate[0] && access(a->gate, F_OK) == 0) usleep(10000);
+    if (strcmp(a->fault, "segfault") == 0) {
+        volatile int *nothing = NULL;
+        *nothing = 1;
+    } else if (strcmp(a->fault, "loop") == 0) {
+        for (volatile unsigned long spin = 0;; spin++) {}
+    } else if (strcmp(a->fault, "exit") == 0) {
+        exit(0);
+    } else if (strcmp(a->fault, "leak") == 0) {
+        for (;;) {
+            char *block = malloc(16 << 20);
+            if (!block) abort();
+            memset(block, 1, 16 << 20);
+        }
+    } else if (strcmp(a->fault, "garbage") == 0) {
+        static const unsigned char garbage[] = { 0xff, 0xff, 0xff, 0x7f, 0x83, 'n', 'o', 'i', 's', 'e' };
+        ssize_t ignored = write(3, garbage, sizeof garbage);
+        (void)ignored;
+        for (;;) pause();
+    }
+    a->saves++;
+    restored_value value = { .type = RESTORED_VALUE_INT64, .as.int64 = a->saves };
+    return a->host->encode_value(coder, text("saves"), &value);
+}
+static restored_status registered_object(void *instance, const restored_path *path, restored_object **result) {
+    app *a = instance;
+    *result = path->count == 1 ? (restored_object *)&a->main_object : NULL;
+    return RESTORED_OK;
+}
+static restored_status object_from_class(void *instance, restored_string name, const restored_path *path,
+                                         restored_coder *coder, restored_object **result) {
+    (void)instance; (void)name; (void)path; (void)coder; *result = NULL; return RESTORED_OK;
+}
+static restored_status restore_identity(void *i, restored_object *o, restored_string id, restored_string c) {
+    (void)i; (void)o; (void)id; (void)c; return RESTORED_OK;
+}
+static restored_status decode_object(void *instance, restored_object *object, restored_coder *coder) {
+    app *a = instance; (void)object;
+    restored_value value;
+    if (a->host->decode_value(coder, text("saves"), &value) == RESTORED_OK && value.type == RESTORED_VALUE_INT64)
+        a->saves = value.as.int64;
+    if (strcmp(a->fault, "segfault") == 0) {
+        volatile int *nothing = NULL;
+        *nothing = 1;
+    }
+    return RESTORED_OK;
+}
+
+static const restored_plugin_descriptor descriptor = {
+    .abi_version = RESTORED_PLUGIN_ABI_VERSION, .struct_size = sizeof descriptor,
+    .app_id = "org.restored.test.Faulty", .app_version = "1.0", .display_name = "Faulty (test)",
+    .create = create, .destroy = destroy, .end_walk = end_walk,
+    .should_save_application_state = should_save, .list_objects = list_objects,
+    .encode_object = encode_object, .object_from_restoration_class = object_from_class,
+    .registered_object = registered_object, .describe_object = describe_object,
+    .restore_identity = restore_identity, .decode_object = decode_object,
+};
+
+const restored_plugin_descriptor *restored_plugin_v1(void) { return &descriptor; }
