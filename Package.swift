@@ -128,7 +128,7 @@ let package = Package(
                 "RestoredArchive",
                 "RestoredSystemd",
                 "RestoredHostProtocol",
-                "CRestoredHostSupport",
+                "RestoredPluginHosting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -162,6 +162,7 @@ let package = Package(
             name: "Restored",
             dependencies: [
                 "RestoredDaemon",
+                "RestoredPluginHosting",
                 "RestoredEngine",
                 "RestoredArchive",
                 "RestoredSystemd",

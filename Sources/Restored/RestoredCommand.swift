@@ -4,6 +4,7 @@ import Logging
 import RestoredArchive
 import RestoredDaemon
 import RestoredEngine
+import RestoredPluginHosting
 import RestoredSystemd
 import ServiceLifecycle
 import SystemPackage
@@ -38,10 +39,32 @@ struct RestoredCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("plugin-host"), help: ArgumentHelp(
+        "The plugin host executable (default: ../libexec/restored/restored-plugin-host from restored's directory, else beside restored).",
+        valueName: "path"
+    ))
+    var pluginHost: String?
+
+    @Option(name: .customLong("walk-timeout"), help: "Seconds a save or restore outside suspend, shutdown and logout may take before its plugin host is killed.")
+    var walkTimeout = 30
+
+    @Option(name: .customLong("plugin-memory-limit"), help: "MiB of data memory each plugin host may use (RLIMIT_DATA); 0 for no limit.")
+    var pluginMemoryLimit = 1024
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard autosaveInterval >= 0 else {
             throw ValidationError("--autosave-interval takes a number of seconds, 0 or more")
+        }
+        guard walkTimeout > 0 else {
+            throw ValidationError("--walk-timeout takes a number of seconds, 1 or more")
+        }
+        guard pluginMemoryLimit >= 0 else {
+            throw ValidationError("--plugin-memory-limit takes a number of MiB, 0 or more")
+        }
+        let hostExecutable = pluginHost.map { FilePath($0) } ?? Self.defaultPluginHost()
+        guard access(hostExecutable.string, X_OK) == 0 else {
+            throw ValidationError("the plugin host \(hostExecutable.string) cannot be run; install restored completely (scripts/install) or name it with --plugin-host")
         }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \"\(logLevel)\"; use trace, debug, info, notice, warning, error or critical")
@@ -52,7 +75,11 @@ struct RestoredCommand: AsyncParsableCommand {
             pluginDirectories: pluginDirectories.isEmpty ? PluginLoader.searchPath(environment: environment) : pluginDirectories.map { FilePath($0) },
             stateDirectory: stateDirectory.map { FilePath($0) } ?? ArchiveStore.defaultDirectory(environment: environment),
             appOptions: try AppOptions.parse(options),
-            autosaveInterval: autosaveInterval > 0 ? .seconds(autosaveInterval) : nil
+            pluginHost: PluginHost.Configuration(
+                executable: hostExecutable, environment: environment, logLevel: level, memoryLimit: UInt64(pluginMemoryLimit) << 20
+            ),
+            autosaveInterval: autosaveInterval > 0 ? .seconds(autosaveInterval) : nil,
+            walkTimeout: .seconds(walkTimeout)
         )
         let daemon = Daemon(configuration: configuration, logger: logger, environment: environment)
         // ServiceLifecycle handles no signal unless told: SIGTERM (logout) and
@@ -64,5 +91,18 @@ struct RestoredCommand: AsyncParsableCommand {
             logger: logger
         )
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// `PREFIX/libexec/restored/restored-plugin-host` for `PREFIX/bin/restored`;
+    /// beside restored in a build directory.
+    static func defaultPluginHost() -> FilePath {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let executable = length > 0
+            ? FilePath(String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            : FilePath(CommandLine.arguments[0])
+        let directory = executable.removingLastComponent()
+        let installed = directory.removingLastComponent().appending("libexec/restored/restored-plugin-host")
+        return access(installed.string, X_OK) == 0 ? installed : directory.appending("restored-plugin-host")
     }
 }

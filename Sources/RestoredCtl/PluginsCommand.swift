@@ -5,7 +5,7 @@ import RestoredControl
 struct PluginsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "List the loaded and refused plugins, with the reason for each refusal."
+        abstract: "List the loaded, quarantined and refused plugins, with the reason and the way out for each."
     )
 
     @OptionGroup var output: OutputOptions
@@ -17,7 +17,8 @@ struct PluginsCommand: AsyncParsableCommand {
         if output.json { return try Console.json(plugins) }
         var table = TextTable(header: ["FILE", "APP", "ABI", "STATE"])
         for plugin in plugins {
-            table.rows.append([plugin.file, plugin.app ?? "-", plugin.abiVersion.map(String.init) ?? "-", plugin.reason ?? plugin.state])
+            let status = plugin.state == "quarantined" ? "quarantined: \(plugin.reason ?? "")" : plugin.reason ?? plugin.state
+            table.rows.append([plugin.file, plugin.app ?? "-", plugin.abiVersion.map(String.init) ?? "-", status])
         }
         Console.write(table.text(style: Console.style))
     }

@@ -33,12 +33,18 @@ struct AdminInterface: Sendable {
             },
             .init("ListPlugins", outputs: [.init("plugins", "a(ssus)")]) { call in
                 try await Daemon.requireOwnUser(call)
-                let catalog = admin.registry.catalog
-                let loaded = catalog.plugins.map { plugin in
-                    let state = plugin.hasChangedOnDisk ? "loaded; the file changed since: restart restored to load the new build" : "loaded"
-                    return DBusValue.structure([.string(plugin.file.string), .string(plugin.appID.rawValue), .uint32(plugin.abiVersion), .string(state)])
+                let loaded = admin.registry.hosts.map { host in
+                    let state: String
+                    if let quarantine = host.plugin.quarantineReason {
+                        state = "quarantined: \(quarantine); fix or rebuild the plugin (a changed file is tried again at the next save, or now with restored-ctl reload), or remove it"
+                    } else if host.plugin.hasChangedOnDisk {
+                        state = "loaded; the file changed since: its next save starts the new build"
+                    } else {
+                        state = "loaded"
+                    }
+                    return DBusValue.structure([.string(host.plugin.file.string), .string(host.appID.rawValue), .uint32(host.identity.abiVersion), .string(state)])
                 }
-                let refused = catalog.refusals.map { refusal in
+                let refused = admin.registry.refusals.map { refusal in
                     DBusValue.structure([.string(refusal.file.string), .string(""), .uint32(0), .string(refusal.description)])
                 }
                 return [.array(elementSignature: "(ssus)", loaded + refused)]
@@ -47,7 +53,7 @@ struct AdminInterface: Sendable {
                 try await Daemon.requireOwnUser(call)
                 let selected = try admin.hosts(try call.strings(at: 0))
                 try Self.requireIdle(selected)
-                let reports = await admin.daemon.saveAll(selected, trigger: .request)
+                let reports = await admin.daemon.saveAll(selected, trigger: .request, deadline: admin.daemon.requestDeadline)
                 return [.uint32(UInt32(reports.filter { if case .saved = $0.outcome { true } else { false } }.count))]
             },
             .init("Restore", inputs: [.init("apps", "as"), .init("force", "b")], outputs: [.init("restored", "u")]) { call in
@@ -56,9 +62,10 @@ struct AdminInterface: Sendable {
                 try Self.requireIdle(selected, restoring: true)
                 let mode: RestorationMode = try call.bool(at: 1) ? .forced : .automatic
                 let engine = admin.daemon.restorationEngine
+                let deadline = admin.daemon.requestDeadline
                 let restored = await withTaskGroup(of: Bool.self) { group in
                     for host in selected {
-                        group.addTask { await host.restore(using: engine, mode: mode, trigger: .request).outcome == .restored }
+                        group.addTask { await host.restore(using: engine, mode: mode, trigger: .request, deadline: deadline).outcome == .restored }
                     }
                     return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
@@ -124,7 +131,7 @@ struct AdminInterface: Sendable {
     /// `Status`'s dictionary.
     func status() async -> [(String, DBusValue)] {
         let state = daemon.status
-        let catalog = registry.catalog
+        let hosts = registry.hosts
         let lastSave = state.lastSave
         return [
             ("State", .string(state.phase.rawValue)),
@@ -133,8 +140,8 @@ struct AdminInterface: Sendable {
             ("Logind", .boolean(state.logindReachable)),
             ("SessionManager", .boolean(state.sessionManagerRegistered)),
             ("Apps", .uint32(UInt32(registry.hosts.count))),
-            ("PluginsLoaded", .uint32(UInt32(catalog.plugins.count))),
-            ("PluginsRefused", .uint32(UInt32(catalog.refusals.count))),
+            ("PluginsLoaded", .uint32(UInt32(hosts.count))),
+            ("PluginsRefused", .uint32(UInt32(registry.refusals.count))),
             ("StateDirectory", .string(store.directory.string)),
             ("LastSave", .int64(lastSave.map { Self.microseconds($0.time) } ?? 0)),
             ("LastSaveTrigger", .string(lastSave?.trigger.rawValue ?? "")),
@@ -153,6 +160,7 @@ struct AdminInterface: Sendable {
             var row: [(String, DBusValue)] = [
                 ("App", .string(appID.rawValue)),
                 ("Plugin", .string(host?.plugin.file.string ?? "")),
+                ("PluginHostPid", .uint32(UInt32(host?.plugin.pid ?? 0))),
                 ("Saving", .string(host?.saveInProgress?.rawValue ?? "")),
                 ("Restoring", .boolean(host?.isRestoring ?? false)),
             ]

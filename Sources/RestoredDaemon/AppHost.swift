@@ -1,31 +1,39 @@
 import Dispatch
-public import Logging
+import Logging
 public import RestoredArchive
 public import RestoredEngine
+public import RestoredHostProtocol
+public import RestoredPluginHosting
 import Synchronization
 
-/// One app's plugin instance, confined to its own serial queue.
+/// One app, served by its plugin host (a helper process), with its walks
+/// confined to its own serial queue.
 ///
-/// Apps are saved and restored concurrently, each on its queue, so a plugin
-/// that hangs holds up only its own app (the deadline of a suspend does not
-/// wait for it). The host remembers the app's last save or restore
+/// Apps are saved and restored concurrently, each on its queue, blocking
+/// there on its helper; a walk ends at its deadline at the latest (the
+/// helper is killed then), so a plugin that hangs holds up only its own app.
+/// A save gets one finished result from the helper (the archive content and
+/// the walk's report), which the engine checks and writes here; a restore
+/// gets one report. The host remembers the app's last save or restore
 /// (``lastActivity``) and which save is under way (``saveInProgress``), and
 /// hands every finished activity to its handler (the daemon's signals).
-/// Unchecked Sendable: the session and `lastWritten` are touched only on
-/// `queue`; the rest is behind a mutex.
+/// Unchecked Sendable: `lastWritten` is touched only on `queue`; the rest is
+/// behind a mutex or immutable.
 public final class AppHost: @unchecked Sendable {
     /// Called with each finished save or restore.
     public typealias ActivityHandler = @Sendable (AppID, AppActivity) -> Void
 
     /// The app.
     public let appID: AppID
-    /// The plugin serving it.
-    public let plugin: LoadedPlugin
+    /// The plugin host serving it.
+    public let plugin: PluginHost
+    /// The plugin as its helper loaded it.
+    public let identity: PluginIdentity
     private let queue: DispatchQueue
-    private let session: InProcessPluginSession
     private let onActivity: ActivityHandler
-    /// The content last written, for autosave (touched only on `queue`).
-    private var lastWritten: Archive?
+    /// The helper's token of the content last written, for autosave
+    /// (touched only on `queue`).
+    private var lastWritten: PluginHost.ArchiveToken?
     private let progress = Mutex(Progress())
 
     private struct Progress {
@@ -36,13 +44,13 @@ public final class AppHost: @unchecked Sendable {
         var restores = 0
     }
 
-    /// Starts an instance of `plugin` with the app's options.
-    public init(plugin: LoadedPlugin, options: [String: String], logger: Logger, onActivity: @escaping ActivityHandler = { _, _ in }) throws(PluginCallError) {
-        appID = plugin.appID
+    /// Serves the app of `plugin`, a started plugin host that loaded `identity`.
+    public init(plugin: PluginHost, identity: PluginIdentity, onActivity: @escaping ActivityHandler = { _, _ in }) {
+        appID = identity.appID
         self.plugin = plugin
+        self.identity = identity
         self.onActivity = onActivity
-        queue = DispatchQueue(label: "restored.app.\(plugin.appID.rawValue)")
-        session = try plugin.makeSession(options: options, logger: logger)
+        queue = DispatchQueue(label: "restored.app.\(identity.appID.rawValue)")
     }
 
     /// The app's last finished save or restore, if any since restored started.
@@ -54,20 +62,20 @@ public final class AppHost: @unchecked Sendable {
     /// Whether a restore is under way (or waiting its turn).
     public var isRestoring: Bool { progress.withLock { $0.restores > 0 } }
 
-    /// Saves the app.
-    public func preserve(using engine: RestorationEngine, trigger: ActivityTrigger) async -> PreservationReport {
-        await save(using: engine, trigger: trigger, unlessUnchanged: false)!
+    /// Saves the app; its helper is killed if it has not answered by `deadline`.
+    public func preserve(using engine: RestorationEngine, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> PreservationReport {
+        await save(using: engine, trigger: trigger, unlessUnchanged: false, deadline: deadline)!
     }
 
     /// Saves the app only if its state changed since it was last written;
     /// nil when it did not (nothing touches the disk, nothing is recorded).
-    public func autosave(using engine: RestorationEngine) async -> PreservationReport? {
-        await save(using: engine, trigger: .autosave, unlessUnchanged: true)
+    public func autosave(using engine: RestorationEngine, deadline: ContinuousClock.Instant) async -> PreservationReport? {
+        await save(using: engine, trigger: .autosave, unlessUnchanged: true, deadline: deadline)
     }
 
-    private func save(using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool) async -> PreservationReport? {
+    private func save(using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, deadline: ContinuousClock.Instant) async -> PreservationReport? {
         progress.withLock { $0.saves.append(trigger) }
-        let report = await onQueue { self.saveOnQueue(using: engine, unlessUnchanged: unlessUnchanged) }
+        let report = await onQueue { self.saveOnQueue(using: engine, unlessUnchanged: unlessUnchanged, deadline: deadline) }
         let activity = report.map { AppActivity($0, trigger: trigger) }
         progress.withLock { progress in
             if let index = progress.saves.firstIndex(of: trigger) { progress.saves.remove(at: index) }
@@ -77,15 +85,35 @@ public final class AppHost: @unchecked Sendable {
         return report
     }
 
-    /// On `queue`.
-    private func saveOnQueue(using engine: RestorationEngine, unlessUnchanged: Bool) -> PreservationReport? {
-        let (archive, report) = engine.makeArchive(of: session)
-        if unlessUnchanged, let archive, let lastWritten, archive.hasSameContent(as: lastWritten) {
+    /// On `queue`: the helper walks, the engine checks and writes what it sent.
+    private func saveOnQueue(using engine: RestorationEngine, unlessUnchanged: Bool, deadline: ContinuousClock.Instant) -> PreservationReport? {
+        let result: HostSaveResult
+        let token: PluginHost.ArchiveToken
+        switch plugin.save(unlessSameAs: unlessUnchanged ? lastWritten : nil, deadline: deadline) {
+        case .success(.unchanged):
             return nil
+        case .success(.saved(let saved, let savedToken)):
+            result = saved
+            token = savedToken
+        case .failure(let fault):
+            return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed(fault.description)))
         }
-        let saved = engine.save(archive, report: report)
+        var archive: Archive?
+        if let bytes = result.archive {
+            // Never trusted: the whole archive is decoded and checked before it is written.
+            do {
+                let decoded = try ArchiveCodec.decode(bytes)
+                guard decoded.appID == appID else {
+                    return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an archive of \(decoded.appID)")))
+                }
+                archive = decoded
+            } catch {
+                return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an unreadable archive (\(error))")))
+            }
+        }
+        let saved = engine.save(archive, report: result.report)
         switch saved.outcome {
-        case .saved: lastWritten = archive
+        case .saved: lastWritten = token
         case .declined: lastWritten = nil
         case .failed: break
         }
@@ -124,18 +152,29 @@ public final class AppHost: @unchecked Sendable {
         try result.get()
     }
 
-    /// Restores the app.
-    public func restore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger) async -> RestorationReport {
-        await startRestore(using: engine, mode: mode, trigger: trigger).value
+    /// Restores the app; its helper is killed if it has not answered by `deadline`.
+    public func restore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> RestorationReport {
+        await startRestore(using: engine, mode: mode, trigger: trigger, deadline: deadline).value
     }
 
     /// Queues a restore on the app's queue now, before this returns, so a
     /// save asked for afterwards (a suspend right after login) runs after it
     /// and never writes the state of the app before its restore.
-    public func startRestore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger) -> Task<RestorationReport, Never> {
+    /// A crash or hang of the helper leaves the attempt counted (R15).
+    public func startRestore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) -> Task<RestorationReport, Never> {
         progress.withLock { $0.restores += 1 }
         let result = OneShot<RestorationReport>()
-        queue.async { result.fulfil(engine.restore(self.session, mode: mode)) }
+        queue.async {
+            if let quarantine = self.plugin.quarantineReason {
+                // Not started at all: nothing for R15 to count.
+                result.fulfil(RestorationReport(appID: self.appID, outcome: .failed(PluginHostFault.quarantined(since: quarantine).description)))
+                return
+            }
+            let report = engine.restore(self.appID, mode: mode) { archive in
+                self.plugin.restore(archive, deadline: deadline).mapError { WalkInterruption(reason: $0.description) }
+            }
+            result.fulfil(report)
+        }
         return Task {
             let report = await result.value()
             let activity = AppActivity(report, trigger: trigger)

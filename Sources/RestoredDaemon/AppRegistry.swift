@@ -1,14 +1,20 @@
 public import Logging
 public import RestoredArchive
 public import RestoredEngine
+import RestoredHostProtocol
+public import RestoredPluginHosting
 import Dispatch
 import Synchronization
+import SystemPackage
 
-/// The plugins restored has loaded and the app hosts running them.
+/// The plugin files restored found, the plugin hosts running them, and the
+/// app hosts they serve.
 ///
-/// Everything that saves or restores asks the registry for the hosts at the
-/// moment it starts, so ``reload()`` (the admin API's `ReloadPlugins`) takes
-/// effect at the next save.
+/// restored never loads a plugin itself: for each plugin file it starts a
+/// plugin host (``PluginHost``), which loads the plugin and says which app
+/// it restores, or why it refused it. Everything that saves or restores
+/// asks the registry for the hosts at the moment it starts, so ``reload()``
+/// (the admin API's `ReloadPlugins`) takes effect at the next save.
 public final class AppRegistry: Sendable {
     /// What a reload changed.
     public struct ReloadResult: Sendable, Hashable {
@@ -16,21 +22,25 @@ public final class AppRegistry: Sendable {
         public var added: [AppID]
         /// Apps whose plugin file is gone; their archives are kept.
         public var removed: [AppID]
+        /// Apps whose plugin file changed and got a new plugin host.
+        public var restarted: [AppID]
         /// Files refused, after this reload.
         public var refused: Int
     }
 
     private let loader: PluginLoader
     private let options: [AppID: [String: String]]
+    private let hostConfiguration: PluginHost.Configuration
     private let logger: Logger
     private let activityHandler = Mutex<AppHost.ActivityHandler?>(nil)
-    private let state = Mutex<(hosts: [AppHost], catalog: PluginCatalog)>(([], PluginCatalog()))
+    private let state = Mutex<(hosts: [AppHost], refusals: [PluginRefusal])>(([], []))
     private let reloadQueue = DispatchQueue(label: "restored.plugins")
 
-    /// Creates an empty registry; ``reload()`` loads the plugins.
-    public init(loader: PluginLoader, options: [AppID: [String: String]], logger: Logger) {
+    /// Creates an empty registry; ``reload()`` starts the plugin hosts.
+    public init(loader: PluginLoader, options: [AppID: [String: String]], hostConfiguration: PluginHost.Configuration, logger: Logger) {
         self.loader = loader
         self.options = options
+        self.hostConfiguration = hostConfiguration
         self.logger = logger
     }
 
@@ -42,20 +52,20 @@ public final class AppRegistry: Sendable {
     /// The running app hosts, in plugin search order.
     public var hosts: [AppHost] { state.withLock { $0.hosts } }
 
-    /// The plugins loaded and the files refused.
-    public var catalog: PluginCatalog { state.withLock { $0.catalog } }
+    /// The files refused, with reasons.
+    public var refusals: [PluginRefusal] { state.withLock { $0.refusals } }
 
     /// The host of `appID`, if a plugin serves it.
     public func host(for appID: AppID) -> AppHost? {
         hosts.first { $0.appID == appID }
     }
 
-    /// Scans the plugin directories: new plugins are loaded and started,
-    /// hosts whose plugin file is gone (or is now writable by others) are
-    /// dropped (their archives stay), running ones are kept as they are.
-    /// Nothing is restored or saved here. Reloads run one at a time on their
-    /// own queue, off the lock: plugin code runs while the rest of the
-    /// daemon keeps using the hosts it has.
+    /// Scans the plugin directories: new files get a plugin host (loaded,
+    /// not restored), files refused before are tried again, a file that
+    /// changed on disk (a new build) gets a new plugin host, and hosts whose
+    /// file is gone (or is now writable by others) are stopped (their
+    /// archives stay). Reloads run one at a time on their own queue, off the
+    /// lock: the rest of the daemon keeps using the hosts it has.
     @discardableResult
     public func reload() async -> ReloadResult {
         await withCheckedContinuation { continuation in
@@ -63,39 +73,84 @@ public final class AppRegistry: Sendable {
         }
     }
 
+    /// Stops every plugin host.
+    public func stopAll() {
+        for host in hosts { host.plugin.stop() }
+    }
+
     /// On `reloadQueue`, the only place that changes `state`.
     private func reloadOnQueue() -> ReloadResult {
-        let previous = state.withLock { $0 }
-        let catalog = loader.load(keeping: previous.catalog, logger: logger)
+        let previous = state.withLock { $0.hosts }
+        let candidates = loader.candidates()
+        let kept = Dictionary(previous.map { ($0.plugin.file, $0) }, uniquingKeysWith: { first, _ in first })
+
+        // New files start their plugin hosts concurrently (each loads its plugin).
+        let newFiles = candidates.filter { $0.refusal == nil && kept[$0.file] == nil }.map(\.file)
+        let starts = Mutex<[FilePath: (PluginHost, Result<PluginIdentity, PluginStartFailure>)]>([:])
+        DispatchQueue.concurrentPerform(iterations: newFiles.count) { index in
+            let file = newFiles[index]
+            let host = PluginHost(file: file, configuration: hostConfiguration, logger: logger)
+            let result = host.start()
+            starts.withLock { $0[file] = (host, result) }
+        }
+        let started = starts.withLock { $0 }
+
         var hosts: [AppHost] = []
+        var refusals: [PluginRefusal] = []
         var added: [AppID] = []
-        var refusals = catalog.refusals
-        var plugins: [LoadedPlugin] = []
-        for plugin in catalog.plugins {
-            if let running = previous.hosts.first(where: { $0.plugin === plugin }) {
-                hosts.append(running)
-                plugins.append(plugin)
+        var restarted: [AppID] = []
+        for candidate in candidates {
+            let file = candidate.file
+            if let refusal = candidate.refusal {
+                refusals.append(refusal)
+                logger.error("\(refusal.description)")
                 continue
             }
-            do {
-                hosts.append(try AppHost(plugin: plugin, options: options[plugin.appID] ?? [:], logger: logger) { [weak self] appID, activity in
+            if let running = kept[file] {
+                if let first = hosts.first(where: { $0.appID == running.appID }) {
+                    refusals.append(PluginRefusal(file: file, reason: .duplicateAppID(running.appID.rawValue, loadedFrom: first.plugin.file)))
+                    continue
+                }
+                if running.plugin.hasChangedOnDisk, case .success = running.plugin.start() {
+                    restarted.append(running.appID)
+                }
+                hosts.append(running)
+                continue
+            }
+            guard let (plugin, result) = started[file] else { continue }
+            switch result {
+            case .success(let identity):
+                if let first = hosts.first(where: { $0.appID == identity.appID }) {
+                    plugin.stop()
+                    let refusal = PluginRefusal(file: file, reason: .duplicateAppID(identity.appID.rawValue, loadedFrom: first.plugin.file))
+                    refusals.append(refusal)
+                    logger.error("\(refusal.description)")
+                    continue
+                }
+                // Options are the app's, known now; they reach `create` at the first walk.
+                plugin.options = options[identity.appID] ?? [:]
+                let host = AppHost(plugin: plugin, identity: identity) { [weak self] appID, activity in
                     self?.activityHandler.withLock { $0 }?(appID, activity)
-                })
-                plugins.append(plugin)
-                added.append(plugin.appID)
-            } catch {
-                logger.error("\(plugin.appID): the plugin could not start: \(error)", metadata: ["app": "\(plugin.appID)"])
-                refusals.append(PluginRefusal(file: plugin.file, reason: .startFailed("\(error)")))
+                }
+                hosts.append(host)
+                added.append(identity.appID)
+                logger.info("loaded plugin \(file.string) for \(identity.appID) in plugin host \(host.plugin.pid.map(String.init) ?? "?")", metadata: ["app": "\(identity.appID)"])
+            case .failure(.refused(let reason)):
+                let refusal = PluginRefusal(file: file, reason: reason)
+                refusals.append(refusal)
+                logger.error("\(refusal.description)")
+            case .failure(.fault(let fault)):
+                let refusal = PluginRefusal(file: file, reason: .startFailed(fault.description))
+                refusals.append(refusal)
+                logger.error("\(refusal.description)")
             }
         }
-        let removed = previous.hosts.filter { old in !hosts.contains { $0 === old } }.map(\.appID)
-        for appID in removed {
-            logger.notice("\(appID): its plugin is gone or refused now; no longer saved (its archive is kept)", metadata: ["app": "\(appID)"])
+        let removed = previous.filter { old in !hosts.contains { $0 === old } }
+        for host in removed {
+            host.plugin.stop()
+            logger.notice("\(host.appID): its plugin is gone or refused now; no longer saved (its archive is kept)", metadata: ["app": "\(host.appID)"])
         }
-        var kept = PluginCatalog()
-        kept.plugins = plugins
-        kept.refusals = refusals
-        state.withLock { $0 = (hosts, kept) }
-        return ReloadResult(added: added, removed: removed, refused: refusals.count)
+        state.withLock { $0 = (hosts, refusals) }
+        return ReloadResult(added: added, removed: removed.map(\.appID), restarted: restarted, refused: refusals.count)
     }
 }

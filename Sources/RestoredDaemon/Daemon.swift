@@ -53,7 +53,8 @@ public final class Daemon: Service {
         self.startupID = environment["DESKTOP_AUTOSTART_ID"] ?? ""
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
         self.registry = AppRegistry(
-            loader: PluginLoader(directories: configuration.pluginDirectories), options: configuration.appOptions, logger: logger
+            loader: PluginLoader(directories: configuration.pluginDirectories), options: configuration.appOptions,
+            hostConfiguration: configuration.pluginHost, logger: logger
         )
     }
 
@@ -62,7 +63,8 @@ public final class Daemon: Service {
         await registry.reload()
         // Queue every app's restore first: a save asked for from now on (a
         // suspend at login, an admin call) runs after it on the app's queue.
-        let loginRestores = registry.hosts.map { ($0, $0.startRestore(using: engine, mode: .automatic, trigger: .login)) }
+        let restoreDeadline = ContinuousClock.now + configuration.walkTimeout
+        let loginRestores = registry.hosts.map { ($0, $0.startRestore(using: engine, mode: .automatic, trigger: .login, deadline: restoreDeadline)) }
         state.phase = .restoring
         let session: DBusConnection
         do {
@@ -105,6 +107,7 @@ public final class Daemon: Service {
         logout?.cancel()
         autosave?.cancel()
         await saveBeforeStopping()
+        registry.stopAll()
         power?.cancel()
         watchdog.cancel()
         await inhibitor?.release()
@@ -131,8 +134,9 @@ public final class Daemon: Service {
         let hosts = remaining
         try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
         // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
-        let finished = await Deadline.race(deadline: .now + Self.stopSaveBudget) {
-            await self.saveAll(hosts, trigger: .stop)
+        let deadline = ContinuousClock.now + Self.stopSaveBudget
+        let finished = await Deadline.race(deadline: deadline) {
+            await self.saveAll(hosts, trigger: .stop, deadline: deadline)
         }
         if finished {
             logger.info("saved every app before stopping")
@@ -172,8 +176,8 @@ public final class Daemon: Service {
         }
         let inhibitor = LogindInhibitor(connection: system, logger: logger)
         let registry = self.registry
-        let coordinator = PowerEventCoordinator(inhibitor: inhibitor, logger: logger, unfinished: { Self.unfinished(registry.hosts) }) { trigger, _ in
-            await self.saveAll(registry.hosts, trigger: trigger)
+        let coordinator = PowerEventCoordinator(inhibitor: inhibitor, logger: logger, unfinished: { Self.unfinished(registry.hosts) }) { trigger, deadline in
+            await self.saveAll(registry.hosts, trigger: trigger, deadline: deadline)
         }
         guard let events = try? await inhibitor.events() else {
             logger.warning("cannot follow logind's signals; nothing is saved at suspend or shutdown")
@@ -214,8 +218,9 @@ public final class Daemon: Service {
                     // The session manager waits ten seconds for the answer.
                     let hosts = self.registry.hosts
                     self.logoutStart.withLock { $0 = Date() }
-                    let finished = await Deadline.race(deadline: .now + .seconds(8)) {
-                        await self.saveAll(hosts, trigger: .logout)
+                    let deadline = ContinuousClock.now + .seconds(8)
+                    let finished = await Deadline.race(deadline: deadline) {
+                        await self.saveAll(hosts, trigger: .logout, deadline: deadline)
                     }
                     if !finished {
                         logger.error("saving at logout took longer than 8 s; answering the session manager anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
@@ -248,8 +253,8 @@ public final class Daemon: Service {
             }
             await withTaskGroup(of: Void.self) { group in
                 for host in registry.hosts where host.saveInProgress == nil && !host.isRestoring {
-                    group.addTask { [engine, logger] in
-                        if await host.autosave(using: engine) == nil {
+                    group.addTask { [engine, logger, configuration] in
+                        if await host.autosave(using: engine, deadline: .now + configuration.walkTimeout) == nil {
                             logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"])
                         }
                     }
@@ -258,14 +263,15 @@ public final class Daemon: Service {
         }
     }
 
-    /// Saves `hosts` concurrently and records the round for `Status`.
+    /// Saves `hosts` concurrently and records the round for `Status`; a
+    /// plugin host that has not answered by `deadline` is killed.
     @discardableResult
-    func saveAll(_ hosts: [AppHost], trigger: ActivityTrigger) async -> [PreservationReport] {
+    func saveAll(_ hosts: [AppHost], trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> [PreservationReport] {
         state.beginSave()
         defer { state.endSave() }
         let reports = await withTaskGroup(of: PreservationReport.self) { [engine] group in
             for host in hosts {
-                group.addTask { await host.preserve(using: engine, trigger: trigger) }
+                group.addTask { await host.preserve(using: engine, trigger: trigger, deadline: deadline) }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -286,6 +292,8 @@ public final class Daemon: Service {
     var status: DaemonState { state }
     /// The engine every save and restore goes through.
     var restorationEngine: RestorationEngine { engine }
+    /// The deadline of a walk asked for now through the admin API.
+    var requestDeadline: ContinuousClock.Instant { .now + configuration.walkTimeout }
 
     /// Refuses callers that run as another user, even on the session bus.
     static func requireOwnUser(_ call: DBusMethodCall) async throws {

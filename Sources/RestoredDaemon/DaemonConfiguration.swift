@@ -1,5 +1,6 @@
 public import RestoredArchive
 public import RestoredDBus
+public import RestoredPluginHosting
 public import SystemPackage
 
 /// What the daemon serves and where.
@@ -18,15 +19,28 @@ public struct DaemonConfiguration: Sendable {
     /// Apps whose state did not change are not written.
     public var autosaveInterval: Duration?
 
+    /// How plugin hosts are started (the helper executable, its environment).
+    public var pluginHost: PluginHost.Configuration
+    /// How long a walk outside suspend, shutdown, logout and stop may take
+    /// (autosave, the login restore, the admin API) before its plugin host
+    /// is killed.
+    public var walkTimeout: Duration
+    /// The default walk timeout: 30 seconds.
+    public static let defaultWalkTimeout = Duration.seconds(30)
+
     /// The default autosave interval: five minutes.
     public static let defaultAutosaveInterval = Duration.seconds(300)
 
     /// Creates a configuration.
     public init(
         pluginDirectories: [FilePath], stateDirectory: FilePath, appOptions: [AppID: [String: String]] = [:],
+        pluginHost: PluginHost.Configuration,
         sessionBus: DBusConnection.Bus = .session, systemBus: DBusConnection.Bus = .system,
-        autosaveInterval: Duration? = DaemonConfiguration.defaultAutosaveInterval
+        autosaveInterval: Duration? = DaemonConfiguration.defaultAutosaveInterval,
+        walkTimeout: Duration = DaemonConfiguration.defaultWalkTimeout
     ) {
+        self.pluginHost = pluginHost
+        self.walkTimeout = walkTimeout
         self.autosaveInterval = autosaveInterval
         self.pluginDirectories = pluginDirectories
         self.stateDirectory = stateDirectory

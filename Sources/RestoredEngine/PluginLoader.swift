@@ -61,6 +61,24 @@ public struct PluginLoader: Sendable {
         }
     }
 
+    /// The plugin files of the directories, in search order, without loading
+    /// any: each with the refusal of a file other users could write, if so.
+    /// Plugin hosts load them (restored itself never does).
+    public func candidates() -> [(file: FilePath, refusal: PluginRefusal?)] {
+        var found: [(file: FilePath, refusal: PluginRefusal?)] = []
+        for directory in directories {
+            guard let names = try? Self.sharedObjects(in: directory) else { continue }
+            for name in names {
+                let file = directory.appending(name)
+                let refusal = Self.insecurePath(for: file).map {
+                    PluginRefusal(file: file, reason: .insecurePermissions($0.path, mode: $0.mode, owner: $0.owner))
+                }
+                found.append((file, refusal))
+            }
+        }
+        return found
+    }
+
     /// Loads every plugin found.
     public func load(logger: Logger) -> PluginCatalog {
         load(keeping: PluginCatalog(), logger: logger)

@@ -73,9 +73,19 @@ public struct RestorationEngine: Sendable {
         return report
     }
 
-    /// Restores one app from its archive.
+    /// Restores one app from its archive, with a plugin loaded in this process.
     public func restore(_ session: any PluginSession, mode: RestorationMode = .automatic) -> RestorationReport {
-        let appID = session.appID
+        restore(session.appID, mode: mode) { .success(RestorationWalk(session: session, archive: $0).run()) }
+    }
+
+    /// Restores one app from its archive: the store's side of R7, R15 and
+    /// R16 here, the restoration walk itself in `walk` (in this process, or
+    /// in the app's plugin host). A walk that was interrupted (its process
+    /// crashed or was killed at its deadline) leaves the attempt counted, as
+    /// an in-process crash would: R15's crash-loop guard.
+    public func restore(
+        _ appID: AppID, mode: RestorationMode = .automatic, walk: (Archive) -> Result<RestorationReport, WalkInterruption>
+    ) -> RestorationReport {
         let reading: ArchiveReading
         do {
             reading = try store.read(appID)
@@ -106,7 +116,18 @@ public struct RestorationEngine: Sendable {
             earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore attempt could not be recorded: \(error)"))
         }
 
-        var report = RestorationWalk(session: session, archive: archive).run()
+        var report: RestorationReport
+        switch walk(archive) {
+        case .success(let finished):
+            report = finished
+        case .failure(let interruption):
+            // R15: it did not finish; the count stays for the next start.
+            report = RestorationReport(appID: appID, outcome: .failed(interruption.reason))
+            report.generation = archive.generation
+            report.usedPreviousGeneration = reading.source == .previous
+            report.issues = earlyIssues
+            return log(report)
+        }
         report.generation = archive.generation
         report.usedPreviousGeneration = reading.source == .previous
         report.issues = earlyIssues + report.issues

@@ -10,7 +10,7 @@ public enum HostRequest: Sendable {
     case save(HostSaveRequest)
     /// Run the restoration walk over this archive (the archive file format);
     /// answered by `restored`.
-    case restore(archive: [UInt8])
+    case restore(archive: [UInt8], options: [String: String])
 
     /// The frame kind and body.
     public var frame: (HostFrameKind, [UInt8]) {
@@ -19,7 +19,6 @@ public enum HostRequest: Sendable {
             let entries: [StateEntry] = [
                 StateEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
                 StateEntry(key: "plugin", value: .string(start.pluginFile)),
-                StateEntry(key: "options", value: .strings(start.options)),
                 StateEntry(key: "logLevel", value: .string(start.logLevel)),
                 StateEntry(key: "objectByteBudget", value: .uint64(UInt64(start.configuration.objectByteBudget))),
                 StateEntry(key: "appByteBudget", value: .uint64(UInt64(start.configuration.appByteBudget))),
@@ -28,11 +27,11 @@ public enum HostRequest: Sendable {
             ]
             return (.start, entries.messageBody)
         case .save(let save):
-            var entries: [StateEntry] = []
+            var entries = [StateEntry(key: "options", value: .strings(save.options))]
             if let token = save.unlessSameAs { entries.append(StateEntry(key: "unlessSameAs", value: .uint64(token))) }
             return (.save, entries.messageBody)
-        case .restore(let archive):
-            return (.restore, [StateEntry(key: "archive", value: .bytes(archive))].messageBody)
+        case .restore(let archive, let options):
+            return (.restore, [StateEntry(key: "options", value: .strings(options)), StateEntry(key: "archive", value: .bytes(archive))].messageBody)
         }
     }
 
@@ -51,13 +50,14 @@ public enum HostRequest: Sendable {
                 systemVersion: try fields.string("systemVersion")
             )
             self = .start(HostStart(
-                pluginFile: try fields.string("plugin"), options: try fields.strings("options"),
-                logLevel: try fields.string("logLevel"), configuration: configuration, memoryLimit: try fields.uint64("memoryLimit")
+                pluginFile: try fields.string("plugin"), logLevel: try fields.string("logLevel"), configuration: configuration, memoryLimit: try fields.uint64("memoryLimit")
             ))
         case .save:
-            self = .save(HostSaveRequest(unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs")))
+            self = .save(HostSaveRequest(
+                unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs"), options: try fields.strings("options")
+            ))
         case .restore:
-            self = .restore(archive: try fields.bytes("archive"))
+            self = .restore(archive: try fields.bytes("archive"), options: try fields.strings("options"))
         default:
             throw .malformed("a request of unknown kind \(frame.kind)")
         }
@@ -68,8 +68,6 @@ public enum HostRequest: Sendable {
 public struct HostStart: Sendable {
     /// The plugin file.
     public var pluginFile: String
-    /// The app's options, handed to the plugin's `create`.
-    public var options: [String: String]
     /// The log level (`debug`, `info` ...).
     public var logLevel: String
     /// Budgets and the system version for the walks.
@@ -78,9 +76,8 @@ public struct HostStart: Sendable {
     public var memoryLimit: UInt64
 
     /// Creates a start request.
-    public init(pluginFile: String, options: [String: String], logLevel: String, configuration: EngineConfiguration, memoryLimit: UInt64) {
+    public init(pluginFile: String, logLevel: String, configuration: EngineConfiguration, memoryLimit: UInt64) {
         self.pluginFile = pluginFile
-        self.options = options
         self.logLevel = logLevel
         self.configuration = configuration
         self.memoryLimit = memoryLimit
@@ -92,9 +89,14 @@ public struct HostSaveRequest: Sendable {
     /// The token of the archive restored last wrote from this helper: when
     /// the new state is the same, the helper answers `unchanged` (autosave).
     public var unlessSameAs: UInt64?
+    /// The app's options, handed to the plugin's `create` when its instance
+    /// is created (the first walk of a helper). Walks carry them because
+    /// options belong to an app, known only once the helper loaded the plugin.
+    public var options: [String: String]
 
     /// Creates a save request.
-    public init(unlessSameAs: UInt64? = nil) {
+    public init(unlessSameAs: UInt64? = nil, options: [String: String] = [:]) {
         self.unlessSameAs = unlessSameAs
+        self.options = options
     }
 }

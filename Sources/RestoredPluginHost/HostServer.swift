@@ -66,7 +66,7 @@ struct HostServer {
             }
             if session == nil, request.isWalk {
                 do {
-                    session = try plugin.makeSession(options: start.options, logger: logger)
+                    session = try plugin.makeSession(options: request.options, logger: logger)
                 } catch {
                     let reason = "the plugin could not start: \(error)"
                     guard reply(request.failure(reason, appID: plugin.appID)) else { return 1 }
@@ -89,7 +89,7 @@ struct HostServer {
                     if let archive { lastSent = (token, archive) }
                     answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
                 }
-            case .restore(let bytes):
+            case .restore(let bytes, _):
                 do {
                     answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes)))
                 } catch {
@@ -113,6 +113,15 @@ struct HostServer {
 }
 
 extension HostRequest {
+    /// The app's options a walk carries.
+    var options: [String: String] {
+        switch self {
+        case .start: [:]
+        case .save(let save): save.options
+        case .restore(_, let options): options
+        }
+    }
+
     /// Whether this request runs a walk.
     var isWalk: Bool {
         if case .start = self { false } else { true }

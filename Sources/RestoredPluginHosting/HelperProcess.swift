@@ -33,11 +33,16 @@ public final class HelperProcess: Sendable {
         defer { close(ends[1]) }
         let arguments = [executable.string, "--parent", String(getpid()), plugin.string]
         let variables = environment.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let error = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in
-                c_restored_spawn_helper(executable.string, argv, envp, ends[1], &pid)
+        let channelEnd = ends[1]
+        // On the thread that outlives every helper: their death signal follows it.
+        let (error, pid) = SpawnerThread.shared.run { () -> (Int32, pid_t) in
+            var pid: pid_t = 0
+            let error = withCStrings(arguments) { argv in
+                withCStrings(variables) { envp in
+                    c_restored_spawn_helper(executable.string, argv, envp, channelEnd, &pid)
+                }
             }
+            return (error, pid)
         }
         guard error == 0 else {
             close(ends[0])

@@ -73,8 +73,6 @@ public final class PluginHost: Sendable {
 
     /// The plugin file.
     public let file: FilePath
-    /// The options handed to the plugin's `create`.
-    public let options: [String: String]
     private let configuration: Configuration
     private let logger: Logger
     private let state = Mutex(State())
@@ -87,14 +85,21 @@ public final class PluginHost: Sendable {
         var consecutiveFaults = 0
         var lastFault: PluginHostFault?
         var quarantine: (file: FileIdentity?, reason: String)?
+        var options: [String: String] = [:]
     }
 
     /// Creates the host of `file`; nothing runs until ``start()`` or a walk.
-    public init(file: FilePath, options: [String: String], configuration: Configuration, logger: Logger) {
+    public init(file: FilePath, configuration: Configuration, logger: Logger) {
         self.file = file
-        self.options = options
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// The app's options, handed to the plugin's `create` at the first walk
+    /// of each helper; set them once the plugin's app is known.
+    public var options: [String: String] {
+        get { state.withLock { $0.options } }
+        set { state.withLock { $0.options = newValue } }
     }
 
     deinit {
@@ -107,8 +112,12 @@ public final class PluginHost: Sendable {
     /// The helper's pid while one runs.
     public var pid: Int32? { state.withLock { $0.process?.pid } }
 
-    /// Why the plugin is quarantined, if it is.
-    public var quarantineReason: String? { state.withLock { $0.quarantine?.reason } }
+    /// Why the plugin is quarantined, if it is; nil once its file changed
+    /// (the next walk tries the new build).
+    public var quarantineReason: String? {
+        guard let quarantine = state.withLock({ $0.quarantine }) else { return nil }
+        return quarantine.file == FileIdentity(of: file) ? quarantine.reason : nil
+    }
 
     /// The last fault of a helper, if the last walk had one.
     public var lastFault: PluginHostFault? { state.withLock { $0.lastFault } }
@@ -141,7 +150,7 @@ public final class PluginHost: Sendable {
         } catch {
             return .failure(.fault(.spawnFailed("\(configuration.executable.string): \(error)")))
         }
-        let start = HostStart(pluginFile: file.string, options: options, logLevel: configuration.logLevel.rawValue, configuration: configuration.engine,
+        let start = HostStart(pluginFile: file.string, logLevel: configuration.logLevel.rawValue, configuration: configuration.engine,
             memoryLimit: configuration.memoryLimit
         )
         let answer = exchange(.start(start), with: process, walk: "start", deadline: .now + configuration.startTimeout, appID: nil)
@@ -175,8 +184,9 @@ public final class PluginHost: Sendable {
     /// Runs the preservation walk; with `unlessSameAs`, an unchanged state
     /// answers ``SaveAnswer/unchanged``.
     public func save(unlessSameAs token: ArchiveToken?, deadline: ContinuousClock.Instant) -> Result<SaveAnswer, PluginHostFault> {
-        walk("save", deadline: deadline) { instance in
-            .save(HostSaveRequest(unlessSameAs: token?.instance == instance ? token?.token : nil))
+        let options = self.options
+        return walk("save", deadline: deadline) { instance in
+            .save(HostSaveRequest(unlessSameAs: token?.instance == instance ? token?.token : nil, options: options))
         } answer: { reply, instance in
             switch reply {
             case .saved(let result): .saved(result, token: ArchiveToken(instance: instance, token: result.token))
@@ -189,8 +199,9 @@ public final class PluginHost: Sendable {
     /// Runs the restoration walk over `archive`.
     public func restore(_ archive: Archive, deadline: ContinuousClock.Instant) -> Result<RestorationReport, PluginHostFault> {
         let bytes = ArchiveCodec.encode(archive)
+        let options = self.options
         return walk("restore", deadline: deadline) { _ in
-            .restore(archive: bytes)
+            .restore(archive: bytes, options: options)
         } answer: { reply, _ in
             if case .restored(let report) = reply { report } else { nil }
         }

@@ -167,7 +167,7 @@ extension DaemonAdminTests {
             guard let arguments = try? signal.arguments(), arguments.first?.stringValue == scenario else { return nil }
             return signal.member
         }.makeAsyncIterator()
-        #expect(await admin.errorName("Restore", [.strings([scenario]), .boolean(true)]) == "org.restored1.Error.Busy")
+        #expect(await admin.errorName("Restore", [.strings([scenario]), .boolean(true)]) == "org.restored1.Error.Busy", "\(environment.log("restored-2.log"))\n---\n\(environment.log("restored-1.log"))")
         let save = Task { try await admin.call("Save", [.strings([scenario])]) }
         #expect(FileManager.default.createFile(atPath: gate, contents: nil))
         #expect(try await save.value == [.uint32(1)])

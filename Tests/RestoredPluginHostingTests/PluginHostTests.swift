@@ -46,7 +46,9 @@ import Testing
                 executable: FilePath(BuildProducts.executable("restored-plugin-host")),
                 environment: ProcessInfo.processInfo.environment, memoryLimit: memoryLimit
             )
-            return PluginHost(file: FilePath(plugin), options: ["fault": fault].merging(extra) { $1 }, configuration: configuration, logger: logger)
+            let host = PluginHost(file: FilePath(plugin), configuration: configuration, logger: logger)
+            host.options = ["fault": fault].merging(extra) { $1 }
+            return host
         }
     }
 
@@ -112,6 +114,27 @@ import Testing
         #expect(ignored & (1 << 14) == 0)
         host.stop()
         #expect(Self.isGone(pid))
+    }
+
+    @Test("A helper started from a thread that then ends lives on: its death signal follows restored, not the thread")
+    func outlivesStartingThread() throws {
+        let fixture = try Fixture()
+        let host = fixture.host(fault: "none")
+        final class Box: @unchecked Sendable { var host: PluginHost? }
+        let box = Box()
+        box.host = host
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(box).toOpaque()
+        #expect(pthread_create(&thread, nil, { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            _ = box.host?.start()
+            return nil
+        }, context) == 0)
+        #expect(pthread_join(thread, nil) == 0)
+        let pid = try #require(host.pid)
+        _ = try host.save(unlessSameAs: nil, deadline: Self.deadline()).get()
+        #expect(host.pid == pid)
+        host.stop()
     }
 
     @Test("A segfault in encode_object is reported with the signal and callback; the helper is gone and the next walk starts a new one")
