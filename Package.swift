@@ -171,7 +171,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            // Installed in PREFIX/bin, the SDK runtime in PREFIX/lib/restored.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/restored"])]
         ),
         // One plugin's helper process. Installed in PREFIX/libexec/restored,
         // it finds the SDK runtime in PREFIX/lib/restored through its RUNPATH
@@ -197,7 +199,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: strictSwift
+            swiftSettings: strictSwift,
+            // Installed in PREFIX/bin, the SDK runtime in PREFIX/lib/restored.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/restored"])]
         ),
         .executableTarget(
             name: "RestoredDemo",
