@@ -157,6 +157,24 @@ public enum ArchiveCodec {
         public var timestamp: Int64 = 0
     }
 
+    /// `bytes`, a complete archive, as `generation` with no restore attempt
+    /// counted: the two header fields rewritten and the checksum computed
+    /// again; nothing else changes. For writing an archive that arrived
+    /// encoded (from a plugin host) without encoding it again; check it with
+    /// ``decode(_:)`` first.
+    public static func restamped(_ bytes: [UInt8], generation: UInt64) -> [UInt8] {
+        precondition(bytes.count >= headerLength + trailerLength, "not an archive")
+        var copy = bytes
+        copy.withUnsafeMutableBytes { buffer in
+            buffer.storeBytes(of: UInt32(0).littleEndian, toByteOffset: 16, as: UInt32.self)
+            buffer.storeBytes(of: generation.littleEndian, toByteOffset: 20, as: UInt64.self)
+            let end = buffer.count - trailerLength
+            let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[..<end]))
+            buffer.storeBytes(of: checksum.littleEndian, toByteOffset: end, as: UInt32.self)
+        }
+        return copy
+    }
+
     /// Checks an archive file's header, length and checksum and reads its
     /// header fields, app id and timestamp, leaving the rest of the payload
     /// unread: enough to know the file is intact and to list it, at a

@@ -101,7 +101,29 @@ public struct ArchiveStore: Sendable {
 
     /// ``write(_:)``, also returning the size in bytes of the file written.
     public func writeReportingSize(_ archive: Archive) throws(ArchiveStoreError) -> (archive: Archive, byteCount: Int) {
-        let appID = archive.appID
+        var written = archive
+        let byteCount = try writeNewGeneration(of: archive.appID) { generation in
+            written.generation = generation
+            return ArchiveCodec.encode(written)
+        }
+        return (written, byteCount)
+    }
+
+    /// ``write(_:)`` for an archive of `appID` already encoded and checked
+    /// (``ArchiveCodec/decode(_:)``), as a plugin host sends it: written with
+    /// its new generation (``ArchiveCodec/restamped(_:generation:)``), not
+    /// encoded again. Returns the generation and the size written.
+    public func write(encoded bytes: [UInt8], of appID: AppID) throws(ArchiveStoreError) -> (generation: UInt64, byteCount: Int) {
+        var stamped: UInt64 = 0
+        let byteCount = try writeNewGeneration(of: appID) { generation in
+            stamped = generation
+            return ArchiveCodec.restamped(bytes, generation: generation)
+        }
+        return (stamped, byteCount)
+    }
+
+    /// Writes the bytes `encode` makes for the next generation number.
+    private func writeNewGeneration(of appID: AppID, _ encode: (UInt64) -> [UInt8]) throws(ArchiveStoreError) -> Int {
         let appDirectory = try prepareDirectories(for: appID, action: .save)
         removeLeftovers(in: appDirectory)
         let currentFile = file(for: appID, generation: .current)
@@ -114,9 +136,7 @@ public struct ArchiveStore: Sendable {
         }
         let previous = load(file(for: appID, generation: .previous), of: appID, sealOnly: true)
         let stored = max(current.generation ?? 0, previous.generation ?? 0)
-        var written = archive
-        written.generation = stored == .max ? .max : stored + 1
-        let bytes = ArchiveCodec.encode(written)
+        let bytes = encode(stored == .max ? .max : stored + 1)
         guard bytes.count <= Self.maximumArchiveSize else {
             throw .archiveTooLarge(appID, size: bytes.count)
         }
@@ -129,7 +149,7 @@ public struct ArchiveStore: Sendable {
             currentExists: !current.isAbsent,
             previousExists: !previous.isAbsent
         )
-        return (written, bytes.count)
+        return bytes.count
     }
 
     /// Replaces one generation's file of `archive`'s app with `archive` (by

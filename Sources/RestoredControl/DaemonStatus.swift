@@ -73,6 +73,9 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
         for plugin in plugins where plugin.state == "refused" {
             problems.append(plugin.reason ?? "refused plugin \(plugin.file)")
         }
+        for plugin in plugins where plugin.state == "quarantined" {
+            problems.append("\(plugin.app ?? plugin.file): quarantined: \(plugin.reason ?? "its plugin host failed too often")")
+        }
         for app in apps {
             if let last = app.last, ["failed", "unusable-archive", "skipped"].contains(last.outcome) {
                 problems.append("\(app.app): \(last.action) \(last.outcome)\(last.detail.isEmpty ? "" : ": \(last.detail)")")

@@ -98,20 +98,19 @@ public final class AppHost: @unchecked Sendable {
         case .failure(let fault):
             return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed(fault.description)))
         }
-        var archive: Archive?
         if let bytes = result.archive {
-            // Never trusted: the whole archive is decoded and checked before it is written.
+            // Never trusted: the whole archive is decoded and checked before
+            // it is written (as it came, with its new generation).
             do {
                 let decoded = try ArchiveCodec.decode(bytes)
                 guard decoded.appID == appID else {
                     return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an archive of \(decoded.appID)")))
                 }
-                archive = decoded
             } catch {
                 return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an unreadable archive (\(error))")))
             }
         }
-        let saved = engine.save(archive, report: result.report)
+        let saved = engine.save(encoded: result.archive, report: result.report)
         switch saved.outcome {
         case .saved: lastWritten = token
         case .declined: lastWritten = nil

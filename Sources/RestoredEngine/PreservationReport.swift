@@ -17,8 +17,11 @@ public struct PreservationReport: Sendable {
     public var appID: AppID
     /// How it ended.
     public var outcome: Outcome
-    /// The paths of the objects saved, parents first.
+    /// The paths of the objects saved, parents first, when the walk ran in
+    /// this process (a plugin host reports only ``savedObjectCount``).
     public var savedPaths: [ObjectPath] = []
+    /// How many objects were saved.
+    public var savedObjectCount = 0
     /// Objects dropped (budget, encode failure, duplicate path), with their subtrees.
     public var droppedPaths: [ObjectPath] = []
     /// Objects skipped because they or an ancestor have no identifier (R1, R2).

@@ -135,6 +135,7 @@ final class PreservationWalk {
             snapshot: snapshot
         )
         report.savedPaths = kept.map(\.path)
+        report.savedObjectCount = kept.count
         report.droppedPaths += records.filter(\.isDropped).map(\.path)
         report.hasSnapshot = snapshot != nil
         return (archive, report)

@@ -49,6 +49,22 @@ public struct RestorationEngine: Sendable {
     /// Finishes a preservation made with ``makeArchive(of:)``: writes the
     /// archive, or discards the stale one when the app declined (R6).
     public func save(_ archive: Archive?, report: PreservationReport) -> PreservationReport {
+        save(report: report, writing: archive.map(Write.archive))
+    }
+
+    /// ``save(_:report:)`` for an archive that arrived encoded from a plugin
+    /// host and was checked in full: written as it is, with its new generation.
+    public func save(encoded bytes: [UInt8]?, report: PreservationReport) -> PreservationReport {
+        save(report: report, writing: bytes.map(Write.encoded))
+    }
+
+    /// What a save writes.
+    private enum Write {
+        case archive(Archive)
+        case encoded([UInt8])
+    }
+
+    private func save(report: PreservationReport, writing: Write?) -> PreservationReport {
         var report = report
         let appID = report.appID
         if case .declined = report.outcome {
@@ -59,10 +75,17 @@ public struct RestorationEngine: Sendable {
                 report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R6", message: "the stale archive could not be discarded: \(error)"))
             }
         }
-        if let archive {
+        if let writing {
             do {
-                let written = try store.writeReportingSize(archive)
-                report.outcome = .saved(generation: written.archive.generation)
+                let written: (generation: UInt64, byteCount: Int)
+                switch writing {
+                case .archive(let archive):
+                    let stored = try store.writeReportingSize(archive)
+                    written = (stored.archive.generation, stored.byteCount)
+                case .encoded(let bytes):
+                    written = try store.write(encoded: bytes, of: appID)
+                }
+                report.outcome = .saved(generation: written.generation)
                 report.archiveBytes = written.byteCount
             } catch {
                 report.outcome = .failed(error.description)
@@ -148,7 +171,7 @@ public struct RestorationEngine: Sendable {
         for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
         switch report.outcome {
         case .saved(let generation):
-            logger.info("saved \(report.appID): \(report.savedPaths.count) objects, generation \(generation), \(report.archiveBytes) bytes", metadata: metadata)
+            logger.info("saved \(report.appID): \(report.savedObjectCount) objects, generation \(generation), \(report.archiveBytes) bytes", metadata: metadata)
         case .declined:
             logger.info("\(report.appID) declined to save; its previous archive is discarded", metadata: metadata)
         case .failed(let reason):
@@ -163,7 +186,7 @@ public struct RestorationEngine: Sendable {
         for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
         switch report.outcome {
         case .restored:
-            logger.info("restored \(report.appID): \(report.restoredPaths.count) objects, \(report.notRestoredPaths.count) not restored", metadata: metadata)
+            logger.info("restored \(report.appID): \(report.restoredObjectCount) objects, \(report.notRestoredPaths.count) not restored", metadata: metadata)
         case .noArchive:
             logger.debug("\(report.appID) has no archive", metadata: metadata)
         case .unusableArchive(let reason):

@@ -40,6 +40,8 @@ public struct RestorationReport: Sendable {
     public var usedPreviousGeneration = false
     /// Objects located or created and restored, parents first.
     public var restoredPaths: [ObjectPath] = []
+    /// How many objects were restored (a plugin host reports only this, not ``restoredPaths``).
+    public var restoredObjectCount = 0
     /// Objects not restored (declined by their restoration class, not found, malformed state).
     public var notRestoredPaths: [ObjectPath] = []
     /// Objects used but not decoded because their class changed (R10).

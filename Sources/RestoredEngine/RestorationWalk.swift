@@ -124,6 +124,7 @@ final class RestorationWalk {
             }
         }
         report.restoredPaths = order.map(\.object.path)
+        report.restoredObjectCount = order.count
         do {
             try session.didDecodeRestorableState(appCoder)
         } catch {

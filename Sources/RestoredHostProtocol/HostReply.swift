@@ -167,7 +167,9 @@ public enum HostReply: Sendable {
             entries.append(StateEntry(key: "reason", value: .string(reason)))
         }
         entries += [
-            StateEntry(key: "saved", value: .paths(report.savedPaths)),
+            // Counts, not the paths: restored logs how many, and a large app
+            // would send thousands of paths at every save.
+            StateEntry(key: "saved", value: .uint64(UInt64(report.savedObjectCount))),
             StateEntry(key: "dropped", value: .paths(report.droppedPaths)),
             StateEntry(key: "skipped", value: .uint64(UInt64(report.skippedWithoutIdentifier))),
             StateEntry(key: "snapshot", value: .bool(report.hasSnapshot)),
@@ -185,7 +187,7 @@ public enum HostReply: Sendable {
         case let result: throw .malformed("a save result \"\(result)\"")
         }
         var report = PreservationReport(appID: appID, outcome: outcome)
-        report.savedPaths = try fields.paths("saved")
+        report.savedObjectCount = try fields.count("saved")
         report.droppedPaths = try fields.paths("dropped")
         report.skippedWithoutIdentifier = try fields.count("skipped")
         report.hasSnapshot = try fields.bool("snapshot")
@@ -208,7 +210,7 @@ public enum HostReply: Sendable {
         case .ignored: "ignored"
         }
         entries += [
-            StateEntry(key: "restored", value: .paths(report.restoredPaths)),
+            StateEntry(key: "restored", value: .uint64(UInt64(report.restoredObjectCount))),
             StateEntry(key: "notRestored", value: .paths(report.notRestoredPaths)),
             StateEntry(key: "classMismatch", value: .paths(report.classMismatchPaths)),
             StateEntry(key: "snapshot", value: .string(snapshot)),
@@ -226,7 +228,7 @@ public enum HostReply: Sendable {
         case let result: throw .malformed("a restore result \"\(result)\"")
         }
         var report = RestorationReport(appID: appID, outcome: outcome)
-        report.restoredPaths = try fields.paths("restored")
+        report.restoredObjectCount = try fields.count("restored")
         report.notRestoredPaths = try fields.paths("notRestored")
         report.classMismatchPaths = try fields.paths("classMismatch")
         switch try fields.string("snapshot") {

@@ -67,6 +67,25 @@ struct ArchiveStoreTests {
         #expect(verification.hasUsableArchive)
     }
 
+    @Test("an archive that arrives encoded is written as it came, with its new generation, no restore attempt, and a valid checksum")
+    func writeEncoded() throws {
+        let temporary = try TemporaryDirectory()
+        let store = ArchiveStore(directory: temporary.path)
+        let first = try store.write(Samples.small(note: "first"))
+        var arriving = Samples.small(note: "from a plugin host")
+        arriving.restoreAttempts = 3
+        let written = try store.write(encoded: ArchiveCodec.encode(arriving), of: Samples.notes)
+        #expect(written.generation == first.generation + 1)
+        var expected = arriving
+        expected.generation = written.generation
+        expected.restoreAttempts = 0
+        let reading = try store.read(Samples.notes)
+        #expect(reading.archive == expected)
+        #expect(written.byteCount == ArchiveCodec.encode(expected).count)
+        #expect(try Files.bytes(at: store.file(for: Samples.notes, generation: .current)) == ArchiveCodec.encode(expected))
+        #expect(try store.read(Samples.notes).problems.isEmpty)
+    }
+
     @Test("R16: a truncated current file makes read fall back to the previous generation, naming the problem")
     func fallbackOnTruncation() throws {
         let temporary = try TemporaryDirectory()

@@ -48,6 +48,14 @@ import Testing
         let state = try #require(row.structureValue?[3].stringValue)
         #expect(state.hasPrefix("quarantined: its plugin host failed in 3 walks in a row"))
         #expect(state.contains("a changed file is tried again"))
+        // restored-ctl status and plugins say so, with the way out.
+        var environmentForCtl = ProcessInfo.processInfo.environment
+        environmentForCtl["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+        environmentForCtl["NO_COLOR"] = "1"
+        let status = try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["status"], environment: environmentForCtl, in: environment.bus.directory)
+        #expect(status.output.contains("\(Self.faulty): quarantined: its plugin host failed in 3 walks in a row"), "\(status.output)")
+        let listing = try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["plugins"], environment: environmentForCtl, in: environment.bus.directory)
+        #expect(listing.output.contains("quarantined: its plugin host failed"), "\(listing.output)")
         // A quarantined plugin's save fails at once, without a helper.
         #expect(try await admin.call("Save", [.strings([Self.faulty])]) == [.uint32(0)])
         #expect(try await admin.apps()[Self.faulty]?["PluginHostPid"] == .uint32(0))

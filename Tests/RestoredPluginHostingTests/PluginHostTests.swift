@@ -74,7 +74,7 @@ import Testing
         let archive = try ArchiveCodec.decode(try #require(result.archive))
         #expect(archive.appID == identity.appID)
         #expect(archive.objects.map(\.path.description) == ["Main"])
-        #expect(result.report.savedPaths.map(\.description) == ["Main"])
+        #expect(result.report.savedObjectCount == 1)
 
         // The plugin counts its saves, so the next state differs; the one after is asked against it.
         guard case .saved(_, let second) = try host.save(unlessSameAs: token, deadline: Self.deadline()).get() else {
@@ -86,7 +86,7 @@ import Testing
         // R7, R9: the restore runs in the helper and reports what came back.
         let report = try host.restore(archive, deadline: Self.deadline()).get()
         #expect(report.outcome == .restored)
-        #expect(report.restoredPaths.map(\.description) == ["Main"])
+        #expect(report.restoredObjectCount == 1)
 
         host.stop()
         #expect(Self.isGone(pid))
