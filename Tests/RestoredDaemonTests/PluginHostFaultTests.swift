@@ -71,6 +71,78 @@ import Testing
         #expect(await daemon.terminated() == 0)
     }
 
+    /// Each misbehaviour of the faulty plugin, and the start of what restored reports for it.
+    static let faults: [(fault: String, detail: String)] = [
+        ("segfault", "its plugin host crashed with SIGSEGV in encode_object"),
+        ("abort-create", "its plugin host crashed with SIGABRT in create"),
+        ("loop", "its plugin host did not finish the save within"),
+        ("exit", "its plugin host exited with status 0"),
+        ("leak", "its plugin host crashed with SIGABRT in encode_object"),
+        ("garbage", "its plugin host sent garbage (malformed data on the channel: a frame of"),
+    ]
+
+    @Test(
+        "Whatever the plugin does at suspend (segfault, abort in create, endless loop, exit, unbounded leak, garbage), the other app's archive is written and correct, the lock is released, restored lives on and no plugin host is left running",
+        arguments: faults.map(\.fault)
+    )
+    func faultAtSuspend(fault: String) async throws {
+        let detail = try #require(Self.faults.first { $0.fault == fault }?.detail)
+        let environment = try await Environment.make()
+        try environment.addPlugin("TestFaultyPlugin")
+        // A 2 s budget leaves a 1.6 s deadline for the endless loop.
+        try await environment.logind.setProperty("InhibitDelayMaxUSec", .uint64(2_000_000))
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: [
+            "--autosave-interval", "0", "--plugin-memory-limit", "256", "--option", "\(Self.faulty):fault=\(fault)",
+        ])
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().count == 1 }
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        let pid = try #require(try await admin.apps()[Self.faulty]?["PluginHostPid"]?.uint64Value)
+
+        try await environment.logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
+        try await LogindInhibitorTests.eventually { try await environment.logind.inhibitors().isEmpty }
+        // The notes app's archive holds what the app showed.
+        let notes = try ArchiveStore(directory: FilePath(environment.state)).read(try AppID("org.example.Notes")).archive
+        #expect(notes.objects.contains { $0.path.description.hasSuffix("Editor") })
+        try await LogindInhibitorTests.eventually {
+            try await admin.apps()[Self.faulty]?["LastOutcome"] == .string("failed")
+        }
+        let app = try #require(try await admin.apps()[Self.faulty])
+        #expect(app["LastDetail"]?.stringValue?.hasPrefix(detail) == true, "\(String(describing: app["LastDetail"]))")
+        #expect(app["PluginHostPid"] == .uint32(0))
+        #expect(Self.isGone(UInt32(pid)))
+        #expect(try await admin.status()["State"] == .string("running"))
+        #expect(await daemon.terminated() == 0, "\(environment.log("restored.log"))")
+    }
+
+    @Test("R15: a plugin host that crashes during the login restore leaves the attempt counted, so the next login skips that app and restores the others")
+    func crashDuringLoginRestore() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TestFaultyPlugin")
+        let first = try environment.startDaemon(log: "restored-1.log", arguments: ["--autosave-interval", "0"])
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(await first.terminated() == 0)
+        // The faulty plugin crashes in decode_object when its fault is segfault.
+        let second = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0", "--option", "\(Self.faulty):fault=segfault"])
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        let crashed = try #require(try await admin.apps()[Self.faulty])
+        #expect(crashed["LastDetail"] == .string("its plugin host crashed with SIGSEGV in decode_object"))
+        #expect(crashed["RestoreAttempts"] == .uint32(1))
+        admin.close()
+        // Stopping saves the faulty app (and fails): its archive and counter stay.
+        #expect(await second.terminated() == 0)
+        let third = try environment.startDaemon(log: "restored-3.log", arguments: ["--autosave-interval", "0"])
+        _ = try await environment.waitForNotify("READY=1")
+        let again = try await environment.admin()
+        defer { again.close() }
+        let apps = try await again.apps()
+        #expect(apps[Self.faulty]?["LastOutcome"] == .string("skipped"))
+        #expect(apps["org.example.Notes"]?["LastOutcome"] == .string("restored"))
+        #expect(await third.terminated() == 0)
+    }
+
     @Test("A kill -9 of a plugin host in the middle of a save leaves that app's previous archive intact")
     func killedMidSave() async throws {
         let environment = try await Environment.make()
