@@ -48,7 +48,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
         let counts = apps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--apps takes counts like 1,10,100") }
         print("suspend benchmark: \(objects) objects per app; medians; the delay budget is logind's InhibitDelayMaxUSec (5 s)")
-        print("apps  suspend save (ratio to budget)  login restore (start with / without archives)  idle RSS  idle wake-ups/min")
+        print("apps  suspend save (ratio to budget)  login restore (start with / without archives)  idle restored RSS / PSS  helpers PSS  idle wake-ups/min")
         for count in counts {
             let result = try await measure(apps: count)
             print(result.line)
@@ -63,6 +63,8 @@ struct SuspendBenchmark: AsyncParsableCommand {
         let startWithArchives: Duration
         let startWithout: Duration
         let residentKiB: Int
+        let proportionalKiB: Int
+        let helpersProportionalKiB: Int
         let wakeupsPerMinute: Double
         let dispatchWakeupsPerMinute: Double
 
@@ -70,8 +72,13 @@ struct SuspendBenchmark: AsyncParsableCommand {
             let restore = startWithArchives - startWithout
             return "\(String(apps).padding(4))  \(Self.ms(suspend)) (\(String(format: "%.3f", suspend / budget)))".padding(34)
                 + "  \(Self.ms(restore)) (\(Self.ms(startWithArchives)) / \(Self.ms(startWithout)))".padding(47)
-                + "  \(residentKiB / 1024) MiB".padding(9)
+                + "  \(Self.mib(residentKiB)) / \(Self.mib(proportionalKiB))".padding(24)
+                + "  \(Self.mib(helpersProportionalKiB))".padding(13)
                 + "  \(String(format: "%.1f", wakeupsPerMinute)) (+ \(String(format: "%.1f", dispatchWakeupsPerMinute)) libdispatch)"
+        }
+
+        static func mib(_ kib: Int) -> String {
+            String(format: "%.1f MiB", Double(kib) / 1024)
         }
 
         static func ms(_ duration: Duration) -> String {
@@ -133,6 +140,10 @@ struct SuspendBenchmark: AsyncParsableCommand {
         // window, once idle worker threads have ended.
         try await Task.sleep(for: .seconds(10))
         let resident = try Self.residentKiB(of: daemon.pid)
+        let proportional = try Self.proportionalKiB(of: daemon.pid)
+        let helpers = try Self.children(of: daemon.pid)
+        guard helpers.count == count else { throw BenchmarkFailure("restored has \(helpers.count) plugin hosts for \(count) apps") }
+        let helpersProportional = try helpers.reduce(0) { $0 + (try Self.proportionalKiB(of: $1)) }
         let switchesBefore = try Self.contextSwitches(of: daemon.pid)
         try await Task.sleep(for: .seconds(idleSeconds))
         let switches = Self.wakeups(from: switchesBefore, to: try Self.contextSwitches(of: daemon.pid))
@@ -159,7 +170,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
         return Result(
             apps: count, suspend: Self.median(suspends), budget: budget,
             startWithArchives: Self.median(withArchives), startWithout: Self.median(without),
-            residentKiB: resident, wakeupsPerMinute: Double(switches.restored) * 60 / Double(idleSeconds),
+            residentKiB: resident, proportionalKiB: proportional, helpersProportionalKiB: helpersProportional, wakeupsPerMinute: Double(switches.restored) * 60 / Double(idleSeconds),
             dispatchWakeupsPerMinute: Double(switches.dispatchManager) * 60 / Double(idleSeconds)
         )
     }
@@ -219,6 +230,28 @@ struct SuspendBenchmark: AsyncParsableCommand {
     static func median(_ values: [Duration]) -> Duration {
         let sorted = values.sorted()
         return sorted.isEmpty ? .zero : sorted[sorted.count / 2]
+    }
+
+    /// The proportional set size of `pid` (shared pages divided among the
+    /// processes that map them), in KiB.
+    static func proportionalKiB(of pid: Int32) throws -> Int {
+        let rollup = try String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)
+        guard let line = rollup.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") }),
+              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw BenchmarkFailure("no Pss for pid \(pid)") }
+        return kib
+    }
+
+    /// The pids of `parent`'s children (restored's plugin hosts).
+    static func children(of parent: Int32) throws -> [Int32] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { return false }
+            // After "pid (comm) state ppid".
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent
+        }
     }
 
     /// VmRSS of `pid`, in KiB.
