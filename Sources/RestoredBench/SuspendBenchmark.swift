@@ -235,10 +235,15 @@ struct SuspendBenchmark: AsyncParsableCommand {
     /// The proportional set size of `pid` (shared pages divided among the
     /// processes that map them), in KiB.
     static func proportionalKiB(of pid: Int32) throws -> Int {
-        let rollup = try String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)
-        guard let line = rollup.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") }),
+        try kibField("Pss:", in: "/proc/\(pid)/smaps_rollup")
+    }
+
+    /// A `Key:   N kB` line of a /proc file, in KiB.
+    static func kibField(_ key: String, in file: String) throws -> Int {
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
               let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchmarkFailure("no Pss for pid \(pid)") }
+        else { throw BenchmarkFailure("no \(key) in \(file)") }
         return kib
     }
 
@@ -256,11 +261,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
 
     /// VmRSS of `pid`, in KiB.
     static func residentKiB(of pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchmarkFailure("no VmRSS for pid \(pid)") }
-        return kib
+        try kibField("VmRSS:", in: "/proc/\(pid)/status")
     }
 
     /// One thread's voluntary and involuntary context switches, and whether
