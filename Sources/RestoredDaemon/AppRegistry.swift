@@ -22,8 +22,6 @@ public final class AppRegistry: Sendable {
         public var added: [AppID]
         /// Apps whose plugin file is gone; their archives are kept.
         public var removed: [AppID]
-        /// Apps whose plugin file changed and got a new plugin host.
-        public var restarted: [AppID]
         /// Files refused, after this reload.
         public var refused: Int
     }
@@ -98,7 +96,6 @@ public final class AppRegistry: Sendable {
         var hosts: [AppHost] = []
         var refusals: [PluginRefusal] = []
         var added: [AppID] = []
-        var restarted: [AppID] = []
         for candidate in candidates {
             let file = candidate.file
             if let refusal = candidate.refusal {
@@ -112,7 +109,7 @@ public final class AppRegistry: Sendable {
                     continue
                 }
                 if running.plugin.hasChangedOnDisk, case .success = running.plugin.start() {
-                    restarted.append(running.appID)
+                    logger.notice("\(running.appID): \(file.string) changed; a new plugin host runs the new build", metadata: ["app": "\(running.appID)"])
                 }
                 hosts.append(running)
                 continue
@@ -151,6 +148,6 @@ public final class AppRegistry: Sendable {
             logger.notice("\(host.appID): its plugin is gone or refused now; no longer saved (its archive is kept)", metadata: ["app": "\(host.appID)"])
         }
         state.withLock { $0 = (hosts, refusals) }
-        return ReloadResult(added: added, removed: removed.map(\.appID), restarted: restarted, refused: refusals.count)
+        return ReloadResult(added: added, removed: removed.map(\.appID), refused: refusals.count)
     }
 }

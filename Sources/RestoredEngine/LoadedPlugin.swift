@@ -48,7 +48,8 @@ public final class LoadedPlugin: @unchecked Sendable {
     }
 
     /// Whether the file was replaced or rewritten since it was loaded (a new
-    /// build): the process still runs the old one until restored restarts.
+    /// build): this process runs the old one as long as it lives (restored's
+    /// plugin hosts start a new process for it).
     public var hasChangedOnDisk: Bool {
         FileIdentity(of: file) != loadedIdentity
     }

@@ -87,7 +87,7 @@ public struct PluginLoader: Sendable {
     /// Scans the directories again: a plugin of `previous` whose file is
     /// still there, and still safe, is kept as it is (a loaded image is never
     /// loaded twice nor unloaded, so a new build at the same path needs a
-    /// restart of restored: ``LoadedPlugin/hasChangedOnDisk`` tells), new
+    /// new process: ``LoadedPlugin/hasChangedOnDisk`` tells), new
     /// files are loaded and checked, files refused before are checked again,
     /// and plugins whose file is gone are left out.
     public func load(keeping previous: PluginCatalog, logger: Logger) -> PluginCatalog {

@@ -26,19 +26,23 @@ public struct FrameChannel: Sendable {
         self.exitDescriptor = exitDescriptor
     }
 
-    /// Sends one frame; `deadline` nil waits as long as it takes.
+    /// Sends one frame; `deadline` nil waits as long as it takes. The body
+    /// (an archive of a few hundred KB on the save path) is sent as it is,
+    /// not copied into a frame first.
     public func send(_ kind: HostFrameKind, _ body: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(HostProtocolError) {
-        let length = UInt32(body.count + 1)
-        var frame: [UInt8] = []
-        frame.reserveCapacity(body.count + 5)
-        withUnsafeBytes(of: length.littleEndian) { frame.append(contentsOf: $0) }
-        frame.append(kind.rawValue)
-        frame.append(contentsOf: body)
+        var header: [UInt8] = []
+        withUnsafeBytes(of: UInt32(body.count + 1).littleEndian) { header.append(contentsOf: $0) }
+        header.append(kind.rawValue)
+        try sendAll(header, deadline: deadline)
+        try sendAll(body, deadline: deadline)
+    }
+
+    private func sendAll(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) throws(HostProtocolError) {
         var sent = 0
-        while sent < frame.count {
+        while sent < bytes.count {
             try wait(for: Int16(POLLOUT), deadline: deadline)
-            let result = frame.withUnsafeBytes { bytes in
-                Glibc.send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            let result = bytes.withUnsafeBytes { buffer in
+                Glibc.send(descriptor, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
             if result < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
@@ -51,18 +55,17 @@ public struct FrameChannel: Sendable {
 
     /// Receives one frame whose body is at most `maximumLength` bytes.
     public func receive(maximumLength: Int, deadline: ContinuousClock.Instant? = nil) throws(HostProtocolError) -> Frame {
-        var header = [UInt8](repeating: 0, count: 4)
+        var header = [UInt8](repeating: 0, count: 5)
         try read(into: &header, deadline: deadline, atFrameStart: true)
         let length = header.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
         guard length >= 1 else { throw .malformed("a frame of length 0") }
         guard length <= maximumLength else {
             throw .malformed("a frame of \(length) bytes, over the limit of \(maximumLength)")
         }
-        var body = [UInt8](repeating: 0, count: length)
+        // The kind came with the length; the rest is read straight into the body.
+        var body = [UInt8](repeating: 0, count: length - 1)
         try read(into: &body, deadline: deadline, atFrameStart: false)
-        let kind = body[0]
-        body.removeFirst()
-        return Frame(kind: kind, body: body)
+        return Frame(kind: header[4], body: body)
     }
 
     private func read(into buffer: inout [UInt8], deadline: ContinuousClock.Instant?, atFrameStart: Bool) throws(HostProtocolError) {

@@ -1,4 +1,4 @@
-public import RestoredEngine
+import RestoredEngine
 import RestoredState
 
 /// A request from restored to a helper.
@@ -61,42 +61,5 @@ public enum HostRequest: Sendable {
         default:
             throw .malformed("a request of unknown kind \(frame.kind)")
         }
-    }
-}
-
-/// What a helper needs to start its plugin.
-public struct HostStart: Sendable {
-    /// The plugin file.
-    public var pluginFile: String
-    /// The log level (`debug`, `info` ...).
-    public var logLevel: String
-    /// Budgets and the system version for the walks.
-    public var configuration: EngineConfiguration
-    /// The most memory the helper's data may take (`RLIMIT_DATA`), in bytes; 0 for no limit.
-    public var memoryLimit: UInt64
-
-    /// Creates a start request.
-    public init(pluginFile: String, logLevel: String, configuration: EngineConfiguration, memoryLimit: UInt64) {
-        self.pluginFile = pluginFile
-        self.logLevel = logLevel
-        self.configuration = configuration
-        self.memoryLimit = memoryLimit
-    }
-}
-
-/// A save request.
-public struct HostSaveRequest: Sendable {
-    /// The token of the archive restored last wrote from this helper: when
-    /// the new state is the same, the helper answers `unchanged` (autosave).
-    public var unlessSameAs: UInt64?
-    /// The app's options, handed to the plugin's `create` when its instance
-    /// is created (the first walk of a helper). Walks carry them because
-    /// options belong to an app, known only once the helper loaded the plugin.
-    public var options: [String: String]
-
-    /// Creates a save request.
-    public init(unlessSameAs: UInt64? = nil, options: [String: String] = [:]) {
-        self.unlessSameAs = unlessSameAs
-        self.options = options
     }
 }

@@ -349,11 +349,3 @@ public final class PluginHost: Sendable {
     /// Used to read a `start` reply, which names its own app.
     private static let placeholderAppID = try! AppID("org.restored.Unknown")
 }
-
-/// Why a plugin host did not start.
-public enum PluginStartFailure: Error, Hashable, Sendable {
-    /// The plugin was refused by the helper.
-    case refused(PluginRefusal.Reason)
-    /// The helper failed.
-    case fault(PluginHostFault)
-}

@@ -1,0 +1,16 @@
+/// A save request.
+public struct HostSaveRequest: Sendable {
+    /// The token of the archive restored last wrote from this helper: when
+    /// the new state is the same, the helper answers `unchanged` (autosave).
+    public var unlessSameAs: UInt64?
+    /// The app's options, handed to the plugin's `create` when its instance
+    /// is created (the first walk of a helper). Walks carry them because
+    /// options belong to an app, known only once the helper loaded the plugin.
+    public var options: [String: String]
+
+    /// Creates a save request.
+    public init(unlessSameAs: UInt64? = nil, options: [String: String] = [:]) {
+        self.unlessSameAs = unlessSameAs
+        self.options = options
+    }
+}
