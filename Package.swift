@@ -294,6 +294,8 @@ let package = Package(
             name: "RestoredDaemonTests",
             dependencies: [
                 "RestoredDaemon",
+                "RestoredEngine",
+                "RestoredPluginHosting",
                 "RestoredArchive",
                 "RestoredDBus",
                 "RestoredTestSupport",

@@ -30,9 +30,18 @@ public final class AppRegistry: Sendable {
     private let options: [AppID: [String: String]]
     private let hostConfiguration: PluginHost.Configuration
     private let logger: Logger
-    private let activityHandler = Mutex<AppHost.ActivityHandler?>(nil)
-    private let state = Mutex<(hosts: [AppHost], refusals: [PluginRefusal])>(([], []))
+    private let state = Mutex(State())
     private let reloadQueue = DispatchQueue(label: "restored.plugins")
+
+    /// What the registry holds. A struct on purpose: a closure stored as a
+    /// `Mutex`'s value itself (or in a tuple) is reabstracted into a new
+    /// thunk at every `withLock`, so the handler would grow one call deeper
+    /// with every activity until a thread's stack overflows.
+    private struct State {
+        var hosts: [AppHost] = []
+        var refusals: [PluginRefusal] = []
+        var onActivity: AppHost.ActivityHandler?
+    }
 
     /// Creates an empty registry; ``reload()`` starts the plugin hosts.
     public init(loader: PluginLoader, options: [AppID: [String: String]], hostConfiguration: PluginHost.Configuration, logger: Logger) {
@@ -44,7 +53,12 @@ public final class AppRegistry: Sendable {
 
     /// Hands every finished save or restore of every app to `handler`.
     public func onActivity(_ handler: @escaping AppHost.ActivityHandler) {
-        activityHandler.withLock { $0 = handler }
+        state.withLock { $0.onActivity = handler }
+    }
+
+    /// Hands one finished save or restore to the handler of ``onActivity(_:)``.
+    func report(_ activity: AppActivity, of appID: AppID) {
+        state.withLock { $0.onActivity }?(appID, activity)
     }
 
     /// The running app hosts, in plugin search order.
@@ -127,7 +141,7 @@ public final class AppRegistry: Sendable {
                 // Options are the app's, known now; they reach `create` at the first walk.
                 plugin.options = options[identity.appID] ?? [:]
                 let host = AppHost(plugin: plugin, identity: identity) { [weak self] appID, activity in
-                    self?.activityHandler.withLock { $0 }?(appID, activity)
+                    self?.report(activity, of: appID)
                 }
                 hosts.append(host)
                 added.append(identity.appID)
@@ -147,7 +161,10 @@ public final class AppRegistry: Sendable {
             host.plugin.stop()
             logger.notice("\(host.appID): its plugin is gone or refused now; no longer saved (its archive is kept)", metadata: ["app": "\(host.appID)"])
         }
-        state.withLock { $0 = (hosts, refusals) }
+        state.withLock { state in
+            state.hosts = hosts
+            state.refusals = refusals
+        }
         return ReloadResult(added: added, removed: removed.map(\.appID), refused: refusals.count)
     }
 }
