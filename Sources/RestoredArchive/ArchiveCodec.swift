@@ -129,7 +129,7 @@ public enum ArchiveCodec {
     /// Decodes an archive file's bytes, checking every byte (R16).
     public static func decode(_ bytes: [UInt8]) throws(ArchiveError) -> Archive {
         let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(ArchiveError) -> Archive in try decode(buffer) }
+            Result { () throws(ArchiveError) -> Archive in try scan(buffer, building: true).archive! }
         }
         return try result.get()
     }
@@ -137,7 +137,18 @@ public enum ArchiveCodec {
     /// Decodes an archive file's bytes, checking every byte (R16).
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> Archive {
         let result = bytes.withMemoryRebound(to: UInt8.self) { buffer in
-            Result { () throws(ArchiveError) -> Archive in try decode(buffer) }
+            Result { () throws(ArchiveError) -> Archive in try scan(buffer, building: true).archive! }
+        }
+        return try result.get()
+    }
+
+    /// Checks an archive file's bytes exactly as ``decode(_:)`` does, every
+    /// byte (R16), without building the archive: no string or object is
+    /// allocated. For an archive that is written as it came (from a plugin
+    /// host) and read back only at the next restore.
+    public static func check(_ bytes: [UInt8]) throws(ArchiveError) -> Seal {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(ArchiveError) -> Seal in try scan(buffer, building: false).seal }
         }
         return try result.get()
     }
@@ -161,7 +172,7 @@ public enum ArchiveCodec {
     /// counted: the two header fields rewritten and the checksum computed
     /// again; nothing else changes. For writing an archive that arrived
     /// encoded (from a plugin host) without encoding it again; check it with
-    /// ``decode(_:)`` first.
+    /// ``check(_:)`` first.
     public static func restamped(_ bytes: [UInt8], generation: UInt64) -> [UInt8] {
         precondition(bytes.count >= headerLength + trailerLength, "not an archive")
         var copy = bytes
@@ -240,25 +251,27 @@ public enum ArchiveCodec {
         return (seal, flags, restoreAttempts, reader)
     }
 
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Archive {
+    /// Reads every field of `bytes`, checking each; builds the archive only
+    /// when `building` (without, strings are validated and skipped).
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, building: Bool) throws(ArchiveError) -> (seal: Seal, archive: Archive?) {
         var (seal, flags, restoreAttempts, reader) = try checkEnvelope(bytes)
         let appID = seal.appID
         let generation = seal.generation
-        let appVersion = try reader.readString()
-        let systemVersion = try reader.readString()
+        let appVersion = try reader.readString(keeping: building)
+        let systemVersion = try reader.readString(keeping: building)
         let timestamp = unzigzag(try reader.readVarint())
-        let plugin = try reader.readString()
-        let appState = try reader.readBlob()
+        let plugin = try reader.readString(keeping: building)
+        let appState = try reader.readBlob(keeping: building)
 
         let objectCount = try reader.readCount(minimumElementLength: minimumObjectLength)
         var objects: [ArchivedObject] = []
-        objects.reserveCapacity(objectCount)
+        if building { objects.reserveCapacity(objectCount) }
         for _ in 0..<objectCount {
             let componentCount = try reader.readCount(minimumElementLength: minimumComponentLength)
             var components: [ObjectPath.Component] = []
-            components.reserveCapacity(componentCount)
+            if building { components.reserveCapacity(componentCount) }
             for _ in 0..<componentCount {
-                let identifier = try reader.readString()
+                let identifier = try reader.readString(keeping: building)
                 let positionOffset = reader.offset
                 let code = try reader.readVarint()
                 var position: Int64?
@@ -266,16 +279,17 @@ public enum ArchiveCodec {
                     guard code - 1 <= UInt64(Int64.max) else { throw .invalidPosition(offset: positionOffset) }
                     position = Int64(code - 1)
                 }
-                components.append(ObjectPath.Component(identifier: identifier, position: position))
+                if building { components.append(ObjectPath.Component(identifier: identifier, position: position)) }
             }
-            let className = try reader.readString()
-            let restorationClass = try reader.readString()
+            let className = try reader.readString(keeping: building)
+            let restorationClass = try reader.readString(keeping: building)
             let kindOffset = reader.offset
             let kindByte = try reader.readByte()
             guard let kind = ArchivedObject.Kind(rawValue: kindByte) else {
                 throw .unknownObjectKind(kindByte, offset: kindOffset)
             }
-            let state = try reader.readBlob()
+            let state = try reader.readBlob(keeping: building)
+            guard building else { continue }
             objects.append(
                 ArchivedObject(
                     path: ObjectPath(components),
@@ -294,8 +308,8 @@ public enum ArchiveCodec {
         case 0:
             snapshot = nil
         case 1:
-            let mediaType = try reader.readString()
-            let data = try reader.readBlob()
+            let mediaType = try reader.readString(keeping: building)
+            let data = try reader.readBlob(keeping: building)
             snapshot = Snapshot(mediaType: mediaType, data: data)
         default:
             throw .invalidPresence(presence, offset: presenceOffset)
@@ -304,7 +318,9 @@ public enum ArchiveCodec {
             throw .trailingPayloadBytes(count: reader.end - reader.offset)
         }
 
-        return Archive(
+        seal.timestamp = timestamp
+        guard building else { return (seal, nil) }
+        return (seal, Archive(
             appID: appID,
             appVersion: appVersion,
             systemVersion: systemVersion,
@@ -316,7 +332,7 @@ public enum ArchiveCodec {
             appState: appState,
             objects: objects,
             snapshot: snapshot
-        )
+        ))
     }
 
     // MARK: - Helpers
@@ -460,13 +476,15 @@ private struct ByteReader {
         return Int(count)
     }
 
-    mutating func readString() throws(ArchiveError) -> String {
+    /// A string; with `keeping` false, checked and skipped ("" is returned).
+    mutating func readString(keeping: Bool = true) throws(ArchiveError) -> String {
         let start = offset
         let length = try readLength()
         if length == 0 { return "" }
         let bytes = UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)])
         guard Self.isValidUTF8(bytes) else { throw .invalidUTF8(offset: start) }
         offset += length
+        guard keeping else { return "" }
         // Valid input: nothing is repaired, and this initializer is specialized for buffers.
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -514,8 +532,13 @@ private struct ByteReader {
         return true
     }
 
-    mutating func readBlob() throws(ArchiveError) -> [UInt8] {
+    /// A byte blob; with `keeping` false, skipped ([] is returned).
+    mutating func readBlob(keeping: Bool = true) throws(ArchiveError) -> [UInt8] {
         let length = try readLength()
+        guard keeping else {
+            offset += length
+            return []
+        }
         let blob = Array(UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)]))
         offset += length
         return blob

@@ -110,7 +110,7 @@ public struct ArchiveStore: Sendable {
     }
 
     /// ``write(_:)`` for an archive of `appID` already encoded and checked
-    /// (``ArchiveCodec/decode(_:)``), as a plugin host sends it: written with
+    /// (``ArchiveCodec/check(_:)``), as a plugin host sends it: written with
     /// its new generation (``ArchiveCodec/restamped(_:generation:)``), not
     /// encoded again. Returns the generation and the size written.
     public func write(encoded bytes: [UInt8], of appID: AppID) throws(ArchiveStoreError) -> (generation: UInt64, byteCount: Int) {

@@ -99,12 +99,13 @@ public final class AppHost: @unchecked Sendable {
             return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed(fault.description)))
         }
         if let bytes = result.archive {
-            // Never trusted: the whole archive is decoded and checked before
-            // it is written (as it came, with its new generation).
+            // Never trusted: every byte of the archive is checked as a
+            // restore will read it before it is written (as it came, with
+            // its new generation).
             do {
-                let decoded = try ArchiveCodec.decode(bytes)
-                guard decoded.appID == appID else {
-                    return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an archive of \(decoded.appID)")))
+                let seal = try ArchiveCodec.check(bytes)
+                guard seal.appID == appID else {
+                    return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an archive of \(seal.appID)")))
                 }
             } catch {
                 return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an unreadable archive (\(error))")))

@@ -247,8 +247,9 @@ struct ArchiveCodecTests {
                 default: bytes[index] ^= 1 << UInt8.random(in: 0...7, using: &generator)
                 }
             }
-            // Either an error or an archive: what matters is that we get here.
-            _ = try? ArchiveCodec.decode(Self.resealed(bytes))
+            // Either an error or an archive: what matters is that we get
+            // here, with check(_:) agreeing.
+            _ = Self.error(Self.resealed(bytes))
         }
     }
 
@@ -270,13 +271,19 @@ struct ArchiveCodecTests {
 
     // MARK: - Helpers
 
+    /// decode's error for `bytes`, if any; check(_:) must give the same
+    /// answer, since restored writes what a plugin host sends after check.
     static func error(_ bytes: [UInt8]) -> ArchiveError? {
+        var decoded: ArchiveError?
+        var checked: ArchiveError?
+        var archive: Archive?
+        do { archive = try ArchiveCodec.decode(bytes) } catch { decoded = error }
         do {
-            _ = try ArchiveCodec.decode(bytes)
-            return nil
-        } catch {
-            return error
-        }
+            let seal = try ArchiveCodec.check(bytes)
+            #expect(seal.appID == archive?.appID && seal.generation == archive?.generation && seal.timestamp == archive?.timestamp)
+        } catch { checked = error }
+        #expect(decoded == checked)
+        return decoded
     }
 
     static func varint(_ value: UInt64) -> [UInt8] {
