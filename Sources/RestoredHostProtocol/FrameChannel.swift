@@ -13,6 +13,12 @@ public struct FrameChannel: Sendable {
         public var kind: UInt8
         /// The body after the kind byte.
         public var body: [UInt8]
+
+        /// A frame of `kind` with `body`.
+        public init(kind: UInt8, body: [UInt8]) {
+            self.kind = kind
+            self.body = body
+        }
     }
 
     /// The socket.
@@ -26,15 +32,19 @@ public struct FrameChannel: Sendable {
         self.exitDescriptor = exitDescriptor
     }
 
-    /// Sends one frame; `deadline` nil waits as long as it takes. The body
-    /// (an archive of a few hundred KB on the save path) is sent as it is,
-    /// not copied into a frame first.
-    public func send(_ kind: HostFrameKind, _ body: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(HostProtocolError) {
+    /// Sends one frame whose body is `body` then `blob`; `deadline` nil
+    /// waits as long as it takes. Both are sent as they are, not copied
+    /// into a frame first (the blob is an archive of a few hundred KB on the
+    /// save path).
+    public func send(_ kind: HostFrameKind, _ body: [UInt8], blob: [UInt8] = [], deadline: ContinuousClock.Instant? = nil) throws(HostProtocolError) {
+        let length = UInt64(body.count) + UInt64(blob.count) + 1
+        guard length <= UInt64(UInt32.max) else { throw .malformed("a frame of \(length) bytes, over the protocol's 4 GiB") }
         var header: [UInt8] = []
-        withUnsafeBytes(of: UInt32(body.count + 1).littleEndian) { header.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(length).littleEndian) { header.append(contentsOf: $0) }
         header.append(kind.rawValue)
         try sendAll(header, deadline: deadline)
         try sendAll(body, deadline: deadline)
+        if !blob.isEmpty { try sendAll(blob, deadline: deadline) }
     }
 
     private func sendAll(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) throws(HostProtocolError) {

@@ -3,10 +3,12 @@
 ///
 /// Transport: a `SOCK_STREAM` socketpair, descriptor 3 in the helper. Frames:
 /// a 32-bit little-endian body length, then the body: one byte of
-/// ``HostFrameKind`` and the message. Messages are keyed containers in the
-/// wire format of `restored/plugin.h` (``HostMessage``), read with the same
-/// bounds-checked reader as archive state; an archive travels as a `bytes`
-/// entry in the archive file format. The crash report is the one exception:
+/// ``HostFrameKind`` and the message. A message is the length of its
+/// entries (u32), the entries, a keyed container in the wire format of
+/// `restored/plugin.h` read with the same bounds-checked reader as archive
+/// state, and then a blob: the archive of a save or a restore, in the
+/// archive file format, sent and received as it is (``MessageFields``).
+/// The crash report is the one exception:
 /// the helper's signal handler writes it without allocating, as the signal
 /// number (one byte) and the name of the callback that was running.
 ///
@@ -18,7 +20,7 @@
 public enum HostProtocol {
     /// The version both ends speak; `start` and `ready` carry it, and a
     /// helper of another version refuses to start.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     /// The helper's end of the channel.
     public static let channelDescriptor: Int32 = 3
     /// The largest frame body restored reads from a helper: the largest app

@@ -17,8 +17,9 @@ public enum HostReply: Sendable {
     /// The helper is dying of `signal` while running `callback`.
     case crashed(signal: Int32, callback: String?)
 
-    /// The frame kind and body (in the helper).
-    public var frame: (HostFrameKind, [UInt8]) {
+    /// The frame kind, the message body and its blob (the archive of a
+    /// save), in the helper.
+    public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
         switch self {
         case .ready(let identity):
             let entries: [StateEntry] = [
@@ -28,20 +29,23 @@ public enum HostReply: Sendable {
                 StateEntry(key: "displayName", value: .string(identity.displayName)),
                 StateEntry(key: "abiVersion", value: .uint64(UInt64(identity.abiVersion))),
             ]
-            return (.ready, entries.messageBody)
+            return (.ready, entries.messageBody, [])
         case .refused(let reason):
-            return (.refused, Self.entries(of: reason).messageBody)
+            return (.refused, Self.entries(of: reason).messageBody, [])
         case .saved(let result):
-            var entries: [StateEntry] = [StateEntry(key: "token", value: .uint64(result.token))]
-            if let archive = result.archive { entries.append(StateEntry(key: "archive", value: .bytes(archive))) }
+            var entries: [StateEntry] = [
+                StateEntry(key: "token", value: .uint64(result.token)),
+                StateEntry(key: "hasArchive", value: .bool(result.archive != nil)),
+            ]
             entries += Self.entries(of: result.report)
-            return (.saved, entries.messageBody)
+            return (.saved, entries.messageBody, result.archive ?? [])
         case .unchanged:
-            return (.unchanged, [StateEntry]().messageBody)
+            return (.unchanged, [StateEntry]().messageBody, [])
         case .restored(let report):
-            return (.restored, Self.entries(of: report).messageBody)
+            return (.restored, Self.entries(of: report).messageBody, [])
         case .crashed(let signal, let callback):
-            return (.crashed, [UInt8(truncatingIfNeeded: signal)] + Array((callback ?? "").utf8))
+            // The layout the crash reporter writes from its signal handler.
+            return (.crashed, [UInt8(truncatingIfNeeded: signal)] + Array((callback ?? "").utf8), [])
         }
     }
 
@@ -80,7 +84,7 @@ public enum HostReply: Sendable {
             self = .refused(try Self.reason(from: fields))
         case .saved:
             var report = try Self.preservationReport(from: fields, appID: appID)
-            let archive = fields["archive"] == nil ? nil : try fields.bytes("archive")
+            let archive = try fields.bool("hasArchive") ? Array(fields.blob) : nil
             if archive != nil { report.outcome = .saved(generation: 0) }
             self = .saved(HostSaveResult(token: try fields.uint64("token"), archive: archive, report: report))
         case .unchanged:

@@ -12,8 +12,8 @@ public enum HostRequest: Sendable {
     /// answered by `restored`.
     case restore(archive: [UInt8], options: [String: String])
 
-    /// The frame kind and body.
-    public var frame: (HostFrameKind, [UInt8]) {
+    /// The frame kind, the message body and its blob (an archive to restore).
+    public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
         switch self {
         case .start(let start):
             let entries: [StateEntry] = [
@@ -25,13 +25,13 @@ public enum HostRequest: Sendable {
                 StateEntry(key: "systemVersion", value: .string(start.configuration.systemVersion)),
                 StateEntry(key: "memoryLimit", value: .uint64(start.memoryLimit)),
             ]
-            return (.start, entries.messageBody)
+            return (.start, entries.messageBody, [])
         case .save(let save):
             var entries = [StateEntry(key: "options", value: .strings(save.options))]
             if let token = save.unlessSameAs { entries.append(StateEntry(key: "unlessSameAs", value: .uint64(token))) }
-            return (.save, entries.messageBody)
+            return (.save, entries.messageBody, [])
         case .restore(let archive, let options):
-            return (.restore, [StateEntry(key: "options", value: .strings(options)), StateEntry(key: "archive", value: .bytes(archive))].messageBody)
+            return (.restore, [StateEntry(key: "options", value: .strings(options))].messageBody, archive)
         }
     }
 
@@ -57,7 +57,7 @@ public enum HostRequest: Sendable {
                 unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs"), options: try fields.strings("options")
             ))
         case .restore:
-            self = .restore(archive: try fields.bytes("archive"), options: try fields.strings("options"))
+            self = .restore(archive: Array(fields.blob), options: try fields.strings("options"))
         default:
             throw .malformed("a request of unknown kind \(frame.kind)")
         }

@@ -1,18 +1,29 @@
 public import RestoredState
 
-/// The entries of one message, read by key with their expected types.
+/// The entries of one message, read by key with their expected types, and
+/// the bytes that follow them.
+///
+/// A message body is the length of its entries (u32, little-endian), the
+/// entries (a keyed container) and then a blob: the archive of a save or a
+/// restore travels there as it is, never copied into or out of a container.
 ///
 /// Every accessor throws ``HostProtocolError/malformed(_:)`` naming the key
 /// when the entry is missing or of another kind, so a message from a helper
 /// is used only as far as it is what restored asked for.
 public struct MessageFields: Sendable {
     private var values: [String: StateValue] = [:]
+    /// The bytes after the entries (empty when there are none).
+    public let blob: ArraySlice<UInt8>
 
-    /// Reads a message body (a keyed container); its bytes are checked in full.
+    /// Reads a message body; its entries are checked in full.
     public init(decoding body: [UInt8]) throws(HostProtocolError) {
+        guard body.count >= 4 else { throw .malformed("a message of \(body.count) bytes, without the length of its entries") }
+        let length = Int(UInt32(body[0]) | UInt32(body[1]) << 8 | UInt32(body[2]) << 16 | UInt32(body[3]) << 24)
+        guard length <= body.count - 4 else { throw .malformed("a message whose entries (\(length) bytes) go past its end") }
+        blob = body[(4 + length)...]
         let entries: [StateEntry]
         do {
-            entries = try StateContainerReader.decodeEntries(body)
+            entries = try StateContainerReader.decodeEntries(Array(body[4..<(4 + length)]))
         } catch {
             throw .malformed("an unreadable message (\(error))")
         }
@@ -101,7 +112,8 @@ public struct MessageFields: Sendable {
         return result
     }
 
-    private init() {}
+    /// Nested fields: no blob.
+    private init() { blob = [] }
 
     private static func missing(_ key: String, _ kind: String) -> HostProtocolError {
         .malformed("no \(kind) entry \"\(key)\"")
@@ -110,7 +122,15 @@ public struct MessageFields: Sendable {
 
 extension [StateEntry] {
     /// The message body of these entries.
-    var messageBody: [UInt8] { StateContainerWriter.encode(self) }
+    /// The message body of these entries, to be followed by a blob (see ``MessageFields``).
+    var messageBody: [UInt8] {
+        let container = StateContainerWriter.encode(self)
+        var body: [UInt8] = []
+        body.reserveCapacity(4 + container.count)
+        Swift.withUnsafeBytes(of: UInt32(container.count).littleEndian) { body.append(contentsOf: $0) }
+        body.append(contentsOf: container)
+        return body
+    }
 }
 
 extension StateValue {

@@ -102,9 +102,9 @@ struct HostServer {
 
     /// Sends a reply; false when restored is gone.
     private func reply(_ answer: HostReply) -> Bool {
-        let (kind, body) = answer.frame
+        let frame = answer.frame
         do {
-            try channel.send(kind, body)
+            try channel.send(frame.kind, frame.body, blob: frame.blob)
             return true
         } catch {
             return false

@@ -282,9 +282,9 @@ public final class PluginHost: Sendable {
         _ request: HostRequest, with process: HelperProcess, walk: String, deadline: ContinuousClock.Instant, appID: AppID?
     ) -> Result<HostReply, PluginHostFault> {
         let started = ContinuousClock.now
-        let (kind, body) = request.frame
+        let frame = request.frame
         do throws(HostProtocolError) {
-            try process.channel.send(kind, body, deadline: deadline)
+            try process.channel.send(frame.kind, frame.body, blob: frame.blob, deadline: deadline)
             let frame = try process.channel.receive(maximumLength: HostProtocol.maximumReplyLength, deadline: deadline)
             let reply = try HostReply(frame, appID: appID ?? Self.placeholderAppID)
             if case .crashed(let signal, let callback) = reply {
