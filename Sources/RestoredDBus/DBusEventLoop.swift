@@ -1,5 +1,5 @@
 internal import CDBus
-import Foundation
+internal import CRestoredSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -66,7 +66,8 @@ final class DBusEventLoop: @unchecked Sendable {
     /// on the loop thread) and then runs until ``stop()``.
     func start(open: @escaping @Sendable () throws(DBusError) -> OpaquePointer) async throws(DBusError) {
         let result: Result<Void, DBusError> = await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
+            Self.startThread { [self] in
+                _ = c_restored_name_current_thread("restored-dbus")
                 do throws(DBusError) {
                     let connection = try open()
                     self.install(connection)
@@ -77,10 +78,25 @@ final class DBusEventLoop: @unchecked Sendable {
                 }
                 self.run()
             }
-            thread.name = "restored-dbus"
-            thread.start()
         }
         try result.get()
+    }
+
+    /// Runs `body` on a new detached thread.
+    private static func startThread(_ body: @escaping @Sendable () -> Void) {
+        final class Body {
+            let run: @Sendable () -> Void
+            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+        }
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { context in
+            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+            body.run()
+            return nil
+        }, context)
+        precondition(created == 0, "cannot start the D-Bus thread (error \(created))")
+        pthread_detach(thread)
     }
 
     /// Runs `job` on the loop thread, soon.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import Synchronization
 
 /// What the daemon is doing and has done, for the admin API's `Status`.

@@ -1,6 +1,6 @@
 // Whether standard error is the journal: JOURNAL_STREAM against fstat(2).
 
-public import Foundation
+public import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

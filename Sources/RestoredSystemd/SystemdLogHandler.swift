@@ -1,6 +1,6 @@
 // A swift-log backend for a systemd service: the journal, or prefixed lines on stderr.
 
-public import Foundation
+public import FoundationEssentials
 public import Logging
 
 import CSystemd

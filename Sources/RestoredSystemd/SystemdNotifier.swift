@@ -1,6 +1,6 @@
 // The daemon's half of systemd's service notification protocol (sd_notify(3)).
 
-public import Foundation
+public import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 internal import CRestoredPlugin
-import Foundation
+import FoundationEssentials
 
 /// Conversions from the C values the host hands over.
 enum CValues {

@@ -1,5 +1,6 @@
 internal import CRestoredPlugin
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Exports a Swift ``RestorationPlugin`` through the C ABI (`restored/plugin.h`).

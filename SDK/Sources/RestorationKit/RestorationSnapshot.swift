@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A preview of the app (an image or text) shown before the app is back (R12).
 public struct RestorationSnapshot: Hashable, Sendable {

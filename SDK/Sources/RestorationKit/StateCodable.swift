@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A value type a ``StateCoder`` can store: Bool, integers, Double, String,
 /// Data, Date, and arrays and string-keyed dictionaries of these (R16).

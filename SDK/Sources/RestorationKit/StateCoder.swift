@@ -1,5 +1,5 @@
 internal import CRestoredPlugin
-public import Foundation
+public import FoundationEssentials
 import RestoredState
 
 /// One object's keyed container, handed to encode and decode callbacks (R5).

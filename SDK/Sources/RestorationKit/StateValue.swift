@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A value a ``StateCoder`` stores: the only kinds an archive holds (R16).
 public enum StateValue {

@@ -23,6 +23,10 @@ uint32_t c_restored_crc32c(uint32_t crc, const void *data, size_t length);
 /// slicing-by-8 tables (never the SSE4.2 instruction). For tests and benchmarks.
 uint32_t c_restored_crc32c_portable(uint32_t crc, const void *data, size_t length);
 
+/// Names the calling thread (`prctl(PR_SET_NAME)`, at most 15 bytes kept),
+/// as `ps -T` and `/proc/PID/task/TID/comm` show it. Returns 0 or an errno.
+int c_restored_name_current_thread(const char *name);
+
 #ifdef __cplusplus
 }
 #endif
