@@ -116,6 +116,7 @@ let package = Package(
             name: "RestoredDBus",
             dependencies: [
                 "CDBus",
+                "CRestoredSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift
@@ -196,6 +197,7 @@ let package = Package(
             dependencies: [
                 "RestoredControl",
                 "RestoredArchive",
+                "RestoredEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

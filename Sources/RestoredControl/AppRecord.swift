@@ -1,5 +1,6 @@
 public import Foundation
 public import RestoredArchive
+public import RestoredEngine
 import RestoredDBus
 
 /// One app as `restored-ctl apps` shows it: from the daemon's `ListApps`,
@@ -23,6 +24,13 @@ public struct AppRecord: Encodable, Hashable, Sendable {
         public var detail: String
         /// When it ended.
         @NullEncoded public var time: Date?
+
+        /// The action and outcome as this build knows them; nil for words
+        /// of a newer restored.
+        public var known: ActivityOutcome? { ActivityOutcome(action: action, word: outcome) }
+
+        /// Whether it went wrong in a way the user should look at.
+        public var isFailure: Bool { known?.isFailure ?? false }
     }
 
     /// The app id.
@@ -104,7 +112,6 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     /// `save failed: reason`.
     public var lastResultSummary: String {
         guard let last else { return "-" }
-        let isFailure = last.outcome == "failed" || last.outcome == "unusable-archive" || last.outcome == "skipped"
-        return isFailure ? "\(last.action) \(last.outcome): \(last.detail)" : "\(last.outcome) (\(last.trigger))"
+        return last.isFailure ? "\(last.action) \(last.outcome): \(last.detail)" : "\(last.outcome) (\(last.trigger))"
     }
 }

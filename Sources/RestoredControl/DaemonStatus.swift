@@ -77,7 +77,7 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
             problems.append("\(plugin.app ?? plugin.file): quarantined: \(plugin.reason ?? "its plugin host failed too often")")
         }
         for app in apps {
-            if let last = app.last, ["failed", "unusable-archive", "skipped"].contains(last.outcome) {
+            if let last = app.last, last.isFailure {
                 problems.append("\(app.app): \(last.action) \(last.outcome)\(last.detail.isEmpty ? "" : ": \(last.detail)")")
             } else if let problem = app.problem {
                 problems.append("\(app.app): \(problem)")

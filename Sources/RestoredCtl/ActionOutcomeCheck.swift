@@ -1,4 +1,5 @@
 import RestoredControl
+import RestoredEngine
 
 /// The outcomes restored records for the apps a save or restore just
 /// handled (read right after the call: an automatic save in between could
@@ -13,12 +14,12 @@ enum ActionOutcomeCheck {
         var failures: [String] = []
         for record in records {
             guard let last = record.last, last.action == action else { continue }
-            switch last.outcome {
-            case "failed", "unusable-archive":
+            switch last.known {
+            case .save(.failed)?, .restore(.failed)?, .restore(.unusableArchive)?:
                 failures.append("\(record.app) (\(last.outcome): \(last.detail))")
-            case "skipped":
+            case .restore(.skipped)?:
                 failures.append("\(record.app) (skipped: \(last.detail); restored-ctl restore --force \(record.app))")
-            case "no-archive" where !apps.isEmpty:
+            case .restore(.noArchive)? where !apps.isEmpty:
                 failures.append("\(record.app) (no archive)")
             default:
                 break

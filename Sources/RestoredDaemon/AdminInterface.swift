@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestoredArchive
 import RestoredDBus
 import RestoredEngine
@@ -54,7 +54,7 @@ struct AdminInterface: Sendable {
                 let selected = try admin.hosts(try call.strings(at: 0))
                 try Self.requireIdle(selected)
                 let reports = await admin.daemon.saveAll(selected, trigger: .request, deadline: admin.daemon.requestDeadline)
-                return [.uint32(UInt32(reports.filter { if case .saved = $0.outcome { true } else { false } }.count))]
+                return [.uint32(UInt32(reports.filter { $0.outcome.word == .saved }.count))]
             },
             .init("Restore", inputs: [.init("apps", "as"), .init("force", "b")], outputs: [.init("restored", "u")]) { call in
                 try await Daemon.requireOwnUser(call)
@@ -167,9 +167,9 @@ struct AdminInterface: Sendable {
             row += Self.archiveFields(of: appID, in: store)
             let last = host?.lastActivity
             row += [
-                ("LastAction", .string(last?.action.rawValue ?? "")),
+                ("LastAction", .string(last?.outcome.action ?? "")),
                 ("LastTrigger", .string(last?.trigger.rawValue ?? "")),
-                ("LastOutcome", .string(last?.outcome ?? "")),
+                ("LastOutcome", .string(last?.outcome.word ?? "")),
                 ("LastDetail", .string(last?.detail ?? "")),
                 ("LastTime", .int64(last.map { Self.microseconds($0.time) } ?? 0)),
             ]
@@ -202,17 +202,15 @@ struct AdminInterface: Sendable {
     /// Emits the signal of a finished save or restore.
     static func emit(_ activity: AppActivity, of appID: AppID, on connection: DBusConnection) {
         let signal: (String, [DBusValue])?
-        switch (activity.action, activity.outcome) {
-        case (.save, "saved"):
+        switch activity.outcome {
+        case .save(.saved):
             signal = ("AppSaved", [.string(appID.rawValue), .uint64(activity.generation ?? 0), .string(activity.trigger.rawValue)])
-        case (.save, "declined"):
+        case .save(.declined):
             signal = nil
-        case (_, "failed"), (.restore, "unusable-archive"):
-            signal = ("AppFailed", [.string(appID.rawValue), .string(activity.action.rawValue), .string(activity.detail)])
-        case (.restore, _):
-            signal = ("AppRestored", [.string(appID.rawValue), .string(activity.outcome), .string(activity.trigger.rawValue)])
-        default:
-            signal = nil
+        case .save(.failed), .restore(.failed), .restore(.unusableArchive):
+            signal = ("AppFailed", [.string(appID.rawValue), .string(activity.outcome.action), .string(activity.detail)])
+        case .restore(let outcome):
+            signal = ("AppRestored", [.string(appID.rawValue), .string(outcome.rawValue), .string(activity.trigger.rawValue)])
         }
         guard let (member, arguments) = signal else { return }
         try? connection.emit(path: Daemon.objectPath, interface: Daemon.interface, member: member, arguments: arguments)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import Logging
 import RestoredArchive
 import RestoredDBus
@@ -124,7 +125,8 @@ public final class Daemon: Service {
             // plugin does not make the others save again.
             let trusted = remaining.filter { host in
                 guard let last = host.lastActivity else { return false }
-                return last.action == .save && last.trigger == .logout && last.outcome != "failed" && last.time >= logout
+                guard case .save(let outcome) = last.outcome else { return false }
+                return last.trigger == .logout && !outcome.isFailure && last.time >= logout
             }
             if !trusted.isEmpty {
                 logger.info("not saving \(trusted.map(\.appID.rawValue).joined(separator: ", ")) again: saved at logout moments ago")
@@ -275,8 +277,8 @@ public final class Daemon: Service {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        let saved = reports.filter { if case .saved = $0.outcome { true } else { false } }.count
-        let failed = reports.filter { if case .failed = $0.outcome { true } else { false } }.count
+        let saved = reports.filter { $0.outcome.word == .saved }.count
+        let failed = reports.filter { $0.outcome.word == .failed }.count
         state.lastSave = DaemonState.SaveRound(trigger: trigger, time: Date(), saved: saved, failed: failed)
         return reports
     }

@@ -31,7 +31,7 @@ import Testing
             depths.withLock { $0.append(depth) }
         }
         let appID = try AppID("org.example.Depth")
-        let activity = AppActivity(action: .save, trigger: .autosave, outcome: "saved")
+        let activity = AppActivity(.save(.saved), trigger: .autosave)
         for _ in 0..<10_000 { registry.report(activity, of: appID) }
         let recorded = depths.withLock { $0 }
         #expect(recorded.count == 10_000)
