@@ -165,13 +165,10 @@ public final class AppHost: @unchecked Sendable {
         progress.withLock { $0.restores += 1 }
         let result = OneShot<RestorationReport>()
         queue.async {
-            if let quarantine = self.plugin.quarantineReason {
-                // Not started at all: nothing for R15 to count.
-                result.fulfil(RestorationReport(appID: self.appID, outcome: .failed(PluginHostFault.quarantined(since: quarantine).description)))
-                return
-            }
+            // A walk whose plugin never ran (quarantined, helper not
+            // started) is no attempt for R15.
             let report = engine.restore(self.appID, mode: mode) { archive in
-                self.plugin.restore(archive, deadline: deadline).mapError { WalkInterruption(reason: $0.description) }
+                self.plugin.restore(archive, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
             }
             result.fulfil(report)
         }

@@ -144,7 +144,16 @@ public struct RestorationEngine: Sendable {
         case .success(let finished):
             report = finished
         case .failure(let interruption):
-            // R15: it did not finish; the count stays for the next start.
+            // R15: it did not finish; the count stays for the next start,
+            // unless it never began (no plugin code ran).
+            if !interruption.started {
+                archive.restoreAttempts -= 1
+                do {
+                    try store.rewrite(archive, in: reading.source)
+                } catch {
+                    earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore never began, but its attempt could not be taken back: \(error)"))
+                }
+            }
             report = RestorationReport(appID: appID, outcome: .failed(interruption.reason))
             report.generation = archive.generation
             report.usedPreviousGeneration = reading.source == .previous

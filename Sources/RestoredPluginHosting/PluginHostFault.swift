@@ -15,7 +15,11 @@ public enum PluginHostFault: Error, Hashable, Sendable, CustomStringConvertible 
     case quarantined(since: String)
 
     /// Whether this is a fault of the helper that counts towards quarantine.
-    public var countsTowardsQuarantine: Bool {
+    public var countsTowardsQuarantine: Bool { pluginRan }
+
+    /// Whether the plugin's code ran in the walk that failed: false when
+    /// the helper could not be started or the plugin is quarantined.
+    public var pluginRan: Bool {
         switch self {
         case .crashed, .exited, .deadlinePassed, .protocolViolation: true
         case .spawnFailed, .quarantined: false
