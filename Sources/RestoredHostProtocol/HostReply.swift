@@ -162,14 +162,8 @@ public enum HostReply: Sendable {
     }
 
     private static func entries(of report: PreservationReport) -> [StateEntry] {
-        var entries: [StateEntry] = []
-        switch report.outcome {
-        case .saved: entries.append(StateEntry(key: "result", value: .string("archive")))
-        case .declined: entries.append(StateEntry(key: "result", value: .string("declined")))
-        case .failed(let reason):
-            entries.append(StateEntry(key: "result", value: .string("failed")))
-            entries.append(StateEntry(key: "reason", value: .string(reason)))
-        }
+        var entries = [StateEntry(key: "result", value: .string(report.outcome.word.rawValue))]
+        if case .failed(let reason) = report.outcome { entries.append(StateEntry(key: "reason", value: .string(reason))) }
         entries += [
             // Counts, not the paths: restored logs how many, and a large app
             // would send thousands of paths at every save.
@@ -184,11 +178,12 @@ public enum HostReply: Sendable {
 
     private static func preservationReport(from fields: MessageFields, appID: AppID) throws(HostProtocolError) -> PreservationReport {
         let outcome: PreservationReport.Outcome
-        switch try fields.string("result") {
-        case "archive": outcome = .saved(generation: 0)
-        case "declined": outcome = .declined
-        case "failed": outcome = .failed(try fields.string("reason"))
-        case let result: throw .malformed("a save result \"\(result)\"")
+        let result = try fields.string("result")
+        switch SaveOutcome(rawValue: result) {
+        case .saved: outcome = .saved(generation: 0)
+        case .declined: outcome = .declined
+        case .failed: outcome = .failed(try fields.string("reason"))
+        case nil: throw .malformed("a save result \"\(result)\"")
         }
         var report = PreservationReport(appID: appID, outcome: outcome)
         report.savedObjectCount = try fields.count("saved")
@@ -200,14 +195,10 @@ public enum HostReply: Sendable {
     }
 
     private static func entries(of report: RestorationReport) -> [StateEntry] {
-        var entries: [StateEntry] = []
-        switch report.outcome {
-        case .declined: entries.append(StateEntry(key: "result", value: .string("declined")))
-        case .failed(let reason):
-            entries.append(StateEntry(key: "result", value: .string("failed")))
-            entries.append(StateEntry(key: "reason", value: .string(reason)))
-        default: entries.append(StateEntry(key: "result", value: .string("restored")))
-        }
+        // A helper's walk ends restored, declined or failed; the store-side
+        // outcomes (no archive, skipped ...) are restored's own.
+        var entries = [StateEntry(key: "result", value: .string(report.outcome.word.rawValue))]
+        if case .failed(let reason) = report.outcome { entries.append(StateEntry(key: "reason", value: .string(reason))) }
         let snapshot = switch report.snapshot {
         case .none: "none"
         case .presented: "presented"
@@ -225,11 +216,12 @@ public enum HostReply: Sendable {
 
     private static func restorationReport(from fields: MessageFields, appID: AppID) throws(HostProtocolError) -> RestorationReport {
         let outcome: RestorationReport.Outcome
-        switch try fields.string("result") {
-        case "restored": outcome = .restored
-        case "declined": outcome = .declined
-        case "failed": outcome = .failed(try fields.string("reason"))
-        case let result: throw .malformed("a restore result \"\(result)\"")
+        let result = try fields.string("result")
+        switch RestoreOutcome(rawValue: result) {
+        case .restored: outcome = .restored
+        case .declined: outcome = .declined
+        case .failed: outcome = .failed(try fields.string("reason"))
+        default: throw .malformed("a restore result \"\(result)\"")
         }
         var report = RestorationReport(appID: appID, outcome: outcome)
         report.restoredObjectCount = try fields.count("restored")
