@@ -1,4 +1,4 @@
-import RestoredState
+public import RestoredState
 /// The archive file format: ``Archive`` to bytes and back.
 ///
 /// Layout, little-endian:
@@ -207,7 +207,7 @@ public enum ArchiveCodec {
     /// the header's flags and restore attempts, and a reader past the app id.
     private static func checkEnvelope(
         _ bytes: UnsafeBufferPointer<UInt8>
-    ) throws(ArchiveError) -> (seal: Seal, flags: UInt32, restoreAttempts: UInt32, reader: ByteReader) {
+    ) throws(ArchiveError) -> (seal: Seal, flags: UInt32, restoreAttempts: UInt32, reader: ByteCursor<ArchiveError>) {
         let raw = UnsafeRawBufferPointer(bytes)
         let count = bytes.count
         guard count >= signature.count, bytes.prefix(signature.count).elementsEqual(signature) else {
@@ -239,7 +239,7 @@ public enum ArchiveCodec {
         guard flags & ~ignoresSnapshotFlag == 0 else { throw .invalidHeader(field: "flags", value: UInt64(flags)) }
         guard reserved == 0 else { throw .invalidHeader(field: "reserved", value: UInt64(reserved)) }
 
-        var reader = ByteReader(buffer: bytes, offset: headerLength, end: checksumOffset)
+        var reader = ByteCursor<ArchiveError>(raw, from: headerLength, to: checksumOffset)
         let appIDString = try reader.readString()
         let appID: AppID
         do {
@@ -429,118 +429,39 @@ private struct ByteWriter {
     }
 }
 
-/// Reads the payload of an archive, checking every bound.
-private struct ByteReader {
-    let buffer: UnsafeBufferPointer<UInt8>
-    var offset: Int
-    let end: Int
-
-    mutating func readByte() throws(ArchiveError) -> UInt8 {
-        guard offset < end else { throw .lengthBeyondEnd(offset: offset, length: 1) }
-        let byte = buffer[offset]
-        offset += 1
-        return byte
+extension ArchiveError: ByteCursorFailure {
+    /// The payload ends before `length` more bytes.
+    public static func truncated(at offset: Int, length: UInt64) -> ArchiveError {
+        .lengthBeyondEnd(offset: offset, length: length)
     }
 
-    mutating func readVarint() throws(ArchiveError) -> UInt64 {
-        let start = offset
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < end else { throw .lengthBeyondEnd(offset: start, length: UInt64(offset - start + 1)) }
-            let byte = buffer[offset]
-            offset += 1
-            if shift == 63 && byte > 1 { throw .varintOverflow(offset: start) }
-            result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
-        }
+    /// A varint longer than 64 bits.
+    public static func varintOverflow(at offset: Int) -> ArchiveError {
+        .varintOverflow(offset: offset)
     }
 
-    /// A length that fits in the rest of the payload.
-    mutating func readLength() throws(ArchiveError) -> Int {
-        let start = offset
-        let length = try readVarint()
-        guard length <= UInt64(end - offset) else { throw .lengthBeyondEnd(offset: start, length: length) }
-        return Int(length)
+    /// A string that is not UTF-8.
+    public static func invalidUTF8(at offset: Int) -> ArchiveError {
+        .invalidUTF8(offset: offset)
     }
+}
 
-    /// A count of elements each at least `minimumElementLength` bytes long
-    /// that fit in the rest of the payload.
-    mutating func readCount(minimumElementLength: Int) throws(ArchiveError) -> Int {
-        let start = offset
-        let count = try readVarint()
-        guard count <= UInt64((end - offset) / minimumElementLength) else {
-            throw .lengthBeyondEnd(offset: start, length: count)
-        }
-        return Int(count)
-    }
-
+/// The archive payload's reads: strings and blobs that are checked and,
+/// when not `keeping`, skipped without allocating.
+extension ByteCursor where Failure == ArchiveError {
     /// A string; with `keeping` false, checked and skipped ("" is returned).
-    mutating func readString(keeping: Bool = true) throws(ArchiveError) -> String {
-        let start = offset
-        let length = try readLength()
-        if length == 0 { return "" }
-        let bytes = UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)])
-        guard Self.isValidUTF8(bytes) else { throw .invalidUTF8(offset: start) }
-        offset += length
-        guard keeping else { return "" }
-        // Valid input: nothing is repaired, and this initializer is specialized for buffers.
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Whether `bytes` is well-formed UTF-8 (Unicode table 3-7: no overlong
-    /// forms, no surrogates, nothing above U+10FFFF).
-    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = bytes.count
-        var index = 0
-        while index < count {
-            if count - index >= 8, let base = bytes.baseAddress {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 == 0 {
-                    index += 8
-                    continue
-                }
-            }
-            let lead = bytes[index]
-            switch lead {
-            case 0x00...0x7F:
-                index += 1
-            case 0xC2...0xDF:
-                guard count - index >= 2, bytes[index + 1] & 0xC0 == 0x80 else { return false }
-                index += 2
-            case 0xE0...0xEF:
-                guard count - index >= 3 else { return false }
-                let second = bytes[index + 1]
-                let lower: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
-                let upper: UInt8 = lead == 0xED ? 0x9F : 0xBF
-                guard second >= lower, second <= upper, bytes[index + 2] & 0xC0 == 0x80 else { return false }
-                index += 3
-            case 0xF0...0xF4:
-                guard count - index >= 4 else { return false }
-                let second = bytes[index + 1]
-                let lower: UInt8 = lead == 0xF0 ? 0x90 : 0x80
-                let upper: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
-                guard second >= lower, second <= upper, bytes[index + 2] & 0xC0 == 0x80,
-                    bytes[index + 3] & 0xC0 == 0x80
-                else { return false }
-                index += 4
-            default:
-                return false
-            }
+    mutating func readString(keeping: Bool) throws(ArchiveError) -> String {
+        guard keeping else {
+            _ = try readStringRange()
+            return ""
         }
-        return true
+        return try readString()
     }
 
     /// A byte blob; with `keeping` false, skipped ([] is returned).
     mutating func readBlob(keeping: Bool = true) throws(ArchiveError) -> [UInt8] {
-        let length = try readLength()
-        guard keeping else {
-            offset += length
-            return []
-        }
-        let blob = Array(UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)]))
-        offset += length
-        return blob
+        let range = try readBlobRange()
+        guard keeping else { return [] }
+        return Array(UnsafeRawBufferPointer(rebasing: base[range]))
     }
 }

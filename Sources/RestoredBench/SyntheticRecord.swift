@@ -18,7 +18,7 @@ struct SyntheticRecord: Codable, Equatable {
     /// The records of every object of an archive written by the synthetic plugin.
     static func records(from archive: Archive) throws -> [SyntheticRecord] {
         try archive.objects.map { object in
-            var values: [String: StateValue] = [:]
+            var values: [String: StoredValue] = [:]
             for entry in try StateContainerReader.decodeEntries(object.state) { values[entry.key] = entry.value }
             guard case .string(let title) = values["title"], case .int64(let number) = values["number"],
                   case .bool(let selected) = values["selected"], case .double(let scroll) = values["scroll"],

@@ -20,7 +20,7 @@ public struct ArchiveDump: Encodable, Sendable {
     /// A typed value.
     public struct Value: Encodable, Sendable {
         /// The value.
-        public let value: StateValue
+        public let value: StoredValue
 
         enum CodingKeys: String, CodingKey { case type, value }
 
@@ -31,7 +31,7 @@ public struct ArchiveDump: Encodable, Sendable {
             try Self.encodeValue(value, in: &container)
         }
 
-        static func encodeValue(_ value: StateValue, in container: inout KeyedEncodingContainer<CodingKeys>) throws {
+        static func encodeValue(_ value: StoredValue, in container: inout KeyedEncodingContainer<CodingKeys>) throws {
             switch value {
             case .bool(let flag): try container.encode(flag, forKey: .value)
             case .int64(let number): try container.encode(number, forKey: .value)
@@ -52,7 +52,7 @@ public struct ArchiveDump: Encodable, Sendable {
         /// The key.
         public let key: String
         /// The value, or nil when the container could not be decoded.
-        public let value: StateValue?
+        public let value: StoredValue?
         /// Why the container could not be decoded.
         var unreadable: String? = nil
 

@@ -17,7 +17,7 @@ public final class DecodingCoder: HostCoder {
 
     /// Holds `state`. Malformed state (R16) shows when it is read: the
     /// walks check it with ``validate()`` first.
-    public init(state: [UInt8], reserved: [String: StateValue] = [:], resolveReference: @escaping (ObjectPath) -> ObjectHandle? = { _ in nil }) {
+    public init(state: [UInt8], reserved: [String: StoredValue] = [:], resolveReference: @escaping (ObjectPath) -> ObjectHandle? = { _ in nil }) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(state.count, 1), alignment: 8)
         state.withUnsafeBytes { source in
             if let base = source.baseAddress { storage.baseAddress!.copyMemory(from: base, byteCount: source.count) }

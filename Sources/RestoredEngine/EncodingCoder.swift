@@ -17,7 +17,7 @@ public final class EncodingCoder: HostCoder {
     var resolveReference: (ObjectHandle) -> ObjectPath?
 
     /// Creates an empty coder.
-    public init(budget: Int, reserved: [String: StateValue] = [:], resolveReference: @escaping (ObjectHandle) -> ObjectPath? = { _ in nil }) {
+    public init(budget: Int, reserved: [String: StoredValue] = [:], resolveReference: @escaping (ObjectHandle) -> ObjectPath? = { _ in nil }) {
         self.writer = StateContainerWriter(reservingCapacity: 128)
         self.budget = budget
         self.resolveReference = resolveReference

@@ -8,12 +8,12 @@ public import RestoredState
 /// reserved `restored.` keys (R5).
 public class HostCoder {
     /// The reserved keys this coder answers.
-    public let reserved: [String: StateValue]
+    public let reserved: [String: StoredValue]
 
     /// Memory for values handed to the plugin; freed with the coder.
     private var arena: [UnsafeMutableRawPointer] = []
 
-    init(reserved: [String: StateValue]) {
+    init(reserved: [String: StoredValue]) {
         self.reserved = reserved
     }
 
@@ -82,7 +82,7 @@ public class HostCoder {
     }
 
     /// The C form of a Swift value, with its memory in the arena.
-    func cValue(_ stored: StateValue) -> restored_value {
+    func cValue(_ stored: StoredValue) -> restored_value {
         var value = restored_value()
         switch stored {
         case .bool(let flag):

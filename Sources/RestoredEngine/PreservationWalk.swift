@@ -58,7 +58,7 @@ final class PreservationWalk {
         session.begin(.preserving)
         defer { session.endWalk() }
 
-        let reserved: [String: StateValue] = [
+        let reserved: [String: StoredValue] = [
             "restored.appID": .string(appID.rawValue),
             "restored.appVersion": .string(session.appVersion),
             "restored.systemVersion": .string(configuration.systemVersion),

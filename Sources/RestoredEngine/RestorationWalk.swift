@@ -166,7 +166,7 @@ final class RestorationWalk {
         return false
     }
 
-    private func appReserved() -> [String: StateValue] {
+    private func appReserved() -> [String: StoredValue] {
         [
             "restored.appID": .string(archive.appID.rawValue),
             "restored.appVersion": .string(archive.appVersion),
@@ -176,8 +176,8 @@ final class RestorationWalk {
         ]
     }
 
-    private func objectReserved(_ object: ArchivedObject) -> [String: StateValue] {
-        var reserved: [String: StateValue] = ["restored.className": .string(object.className)]
+    private func objectReserved(_ object: ArchivedObject) -> [String: StoredValue] {
+        var reserved: [String: StoredValue] = ["restored.className": .string(object.className)]
         if let restorationClass = object.restorationClass {
             reserved["restored.restorationClass"] = .string(restorationClass)
         }

@@ -22,25 +22,25 @@ public enum HostReply: Sendable {
     public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
         switch self {
         case .ready(let identity):
-            let entries: [StateEntry] = [
-                StateEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
-                StateEntry(key: "app", value: .string(identity.appID.rawValue)),
-                StateEntry(key: "appVersion", value: .string(identity.appVersion)),
-                StateEntry(key: "displayName", value: .string(identity.displayName)),
-                StateEntry(key: "abiVersion", value: .uint64(UInt64(identity.abiVersion))),
+            let entries: [StoredEntry] = [
+                StoredEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
+                StoredEntry(key: "app", value: .string(identity.appID.rawValue)),
+                StoredEntry(key: "appVersion", value: .string(identity.appVersion)),
+                StoredEntry(key: "displayName", value: .string(identity.displayName)),
+                StoredEntry(key: "abiVersion", value: .uint64(UInt64(identity.abiVersion))),
             ]
             return (.ready, entries.messageBody, [])
         case .refused(let reason):
             return (.refused, Self.entries(of: reason).messageBody, [])
         case .saved(let result):
-            var entries: [StateEntry] = [
-                StateEntry(key: "token", value: .uint64(result.token)),
-                StateEntry(key: "hasArchive", value: .bool(result.archive != nil)),
+            var entries: [StoredEntry] = [
+                StoredEntry(key: "token", value: .uint64(result.token)),
+                StoredEntry(key: "hasArchive", value: .bool(result.archive != nil)),
             ]
             entries += Self.entries(of: result.report)
             return (.saved, entries.messageBody, result.archive ?? [])
         case .unchanged:
-            return (.unchanged, [StateEntry]().messageBody, [])
+            return (.unchanged, [StoredEntry]().messageBody, [])
         case .restored(let report):
             return (.restored, Self.entries(of: report).messageBody, [])
         case .crashed(let signal, let callback):
@@ -98,9 +98,9 @@ public enum HostReply: Sendable {
 
     // MARK: Refusals
 
-    private static func entries(of reason: PluginRefusal.Reason) -> [StateEntry] {
-        var entries = [StateEntry(key: "code", value: .string(PluginRefusal(file: "", reason: reason).code))]
-        func add(_ key: String, _ value: StateValue) { entries.append(StateEntry(key: key, value: value)) }
+    private static func entries(of reason: PluginRefusal.Reason) -> [StoredEntry] {
+        var entries = [StoredEntry(key: "code", value: .string(PluginRefusal(file: "", reason: reason).code))]
+        func add(_ key: String, _ value: StoredValue) { entries.append(StoredEntry(key: key, value: value)) }
         switch reason {
         case .loadFailed(let text), .missingCallback(let text), .startFailed(let text):
             add("detail", .string(text))
@@ -139,11 +139,11 @@ public enum HostReply: Sendable {
 
     // MARK: Reports
 
-    private static func issuesEntry(_ issues: [EngineIssue]) -> StateEntry {
-        StateEntry(key: "issues", value: .array(issues.map { issue in
-            var entries = [StateEntry(key: "message", value: .string(issue.message))]
-            if let path = issue.path { entries.append(StateEntry(key: "path", value: .reference(path))) }
-            if let rule = issue.rule { entries.append(StateEntry(key: "rule", value: .string(rule))) }
+    private static func issuesEntry(_ issues: [EngineIssue]) -> StoredEntry {
+        StoredEntry(key: "issues", value: .array(issues.map { issue in
+            var entries = [StoredEntry(key: "message", value: .string(issue.message))]
+            if let path = issue.path { entries.append(StoredEntry(key: "path", value: .reference(path))) }
+            if let rule = issue.rule { entries.append(StoredEntry(key: "rule", value: .string(rule))) }
             return .dictionary(entries)
         }))
     }
@@ -161,16 +161,16 @@ public enum HostReply: Sendable {
         return issues
     }
 
-    private static func entries(of report: PreservationReport) -> [StateEntry] {
-        var entries = [StateEntry(key: "result", value: .string(report.outcome.word.rawValue))]
-        if case .failed(let reason) = report.outcome { entries.append(StateEntry(key: "reason", value: .string(reason))) }
+    private static func entries(of report: PreservationReport) -> [StoredEntry] {
+        var entries = [StoredEntry(key: "result", value: .string(report.outcome.word.rawValue))]
+        if case .failed(let reason) = report.outcome { entries.append(StoredEntry(key: "reason", value: .string(reason))) }
         entries += [
             // Counts, not the paths: restored logs how many, and a large app
             // would send thousands of paths at every save.
-            StateEntry(key: "saved", value: .uint64(UInt64(report.savedObjectCount))),
-            StateEntry(key: "dropped", value: .paths(report.droppedPaths)),
-            StateEntry(key: "skipped", value: .uint64(UInt64(report.skippedWithoutIdentifier))),
-            StateEntry(key: "snapshot", value: .bool(report.hasSnapshot)),
+            StoredEntry(key: "saved", value: .uint64(UInt64(report.savedObjectCount))),
+            StoredEntry(key: "dropped", value: .paths(report.droppedPaths)),
+            StoredEntry(key: "skipped", value: .uint64(UInt64(report.skippedWithoutIdentifier))),
+            StoredEntry(key: "snapshot", value: .bool(report.hasSnapshot)),
             issuesEntry(report.issues),
         ]
         return entries
@@ -194,21 +194,21 @@ public enum HostReply: Sendable {
         return report
     }
 
-    private static func entries(of report: RestorationReport) -> [StateEntry] {
+    private static func entries(of report: RestorationReport) -> [StoredEntry] {
         // A helper's walk ends restored, declined or failed; the store-side
         // outcomes (no archive, skipped ...) are restored's own.
-        var entries = [StateEntry(key: "result", value: .string(report.outcome.word.rawValue))]
-        if case .failed(let reason) = report.outcome { entries.append(StateEntry(key: "reason", value: .string(reason))) }
+        var entries = [StoredEntry(key: "result", value: .string(report.outcome.word.rawValue))]
+        if case .failed(let reason) = report.outcome { entries.append(StoredEntry(key: "reason", value: .string(reason))) }
         let snapshot = switch report.snapshot {
         case .none: "none"
         case .presented: "presented"
         case .ignored: "ignored"
         }
         entries += [
-            StateEntry(key: "restored", value: .uint64(UInt64(report.restoredObjectCount))),
-            StateEntry(key: "notRestored", value: .paths(report.notRestoredPaths)),
-            StateEntry(key: "classMismatch", value: .paths(report.classMismatchPaths)),
-            StateEntry(key: "snapshot", value: .string(snapshot)),
+            StoredEntry(key: "restored", value: .uint64(UInt64(report.restoredObjectCount))),
+            StoredEntry(key: "notRestored", value: .paths(report.notRestoredPaths)),
+            StoredEntry(key: "classMismatch", value: .paths(report.classMismatchPaths)),
+            StoredEntry(key: "snapshot", value: .string(snapshot)),
             issuesEntry(report.issues),
         ]
         return entries

@@ -16,22 +16,22 @@ public enum HostRequest: Sendable {
     public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
         switch self {
         case .start(let start):
-            let entries: [StateEntry] = [
-                StateEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
-                StateEntry(key: "plugin", value: .string(start.pluginFile)),
-                StateEntry(key: "logLevel", value: .string(start.logLevel)),
-                StateEntry(key: "objectByteBudget", value: .uint64(UInt64(start.configuration.objectByteBudget))),
-                StateEntry(key: "appByteBudget", value: .uint64(UInt64(start.configuration.appByteBudget))),
-                StateEntry(key: "systemVersion", value: .string(start.configuration.systemVersion)),
-                StateEntry(key: "memoryLimit", value: .uint64(start.memoryLimit)),
+            let entries: [StoredEntry] = [
+                StoredEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
+                StoredEntry(key: "plugin", value: .string(start.pluginFile)),
+                StoredEntry(key: "logLevel", value: .string(start.logLevel)),
+                StoredEntry(key: "objectByteBudget", value: .uint64(UInt64(start.configuration.objectByteBudget))),
+                StoredEntry(key: "appByteBudget", value: .uint64(UInt64(start.configuration.appByteBudget))),
+                StoredEntry(key: "systemVersion", value: .string(start.configuration.systemVersion)),
+                StoredEntry(key: "memoryLimit", value: .uint64(start.memoryLimit)),
             ]
             return (.start, entries.messageBody, [])
         case .save(let save):
-            var entries = [StateEntry(key: "options", value: .strings(save.options))]
-            if let token = save.unlessSameAs { entries.append(StateEntry(key: "unlessSameAs", value: .uint64(token))) }
+            var entries = [StoredEntry(key: "options", value: .strings(save.options))]
+            if let token = save.unlessSameAs { entries.append(StoredEntry(key: "unlessSameAs", value: .uint64(token))) }
             return (.save, entries.messageBody, [])
         case .restore(let archive, let options):
-            return (.restore, [StateEntry(key: "options", value: .strings(options))].messageBody, archive)
+            return (.restore, [StoredEntry(key: "options", value: .strings(options))].messageBody, archive)
         }
     }
 

@@ -11,7 +11,7 @@ public import RestoredState
 /// when the entry is missing or of another kind, so a message from a helper
 /// is used only as far as it is what restored asked for.
 public struct MessageFields: Sendable {
-    private var values: [String: StateValue] = [:]
+    private var values: [String: StoredValue] = [:]
     /// The bytes after the entries (empty when there are none).
     public let blob: ArraySlice<UInt8>
 
@@ -21,7 +21,7 @@ public struct MessageFields: Sendable {
         let length = Int(UInt32(body[0]) | UInt32(body[1]) << 8 | UInt32(body[2]) << 16 | UInt32(body[3]) << 24)
         guard length <= body.count - 4 else { throw .malformed("a message whose entries (\(length) bytes) go past its end") }
         blob = body[(4 + length)...]
-        let entries: [StateEntry]
+        let entries: [StoredEntry]
         do {
             entries = try StateContainerReader.decodeEntries(Array(body[4..<(4 + length)]))
         } catch {
@@ -31,7 +31,7 @@ public struct MessageFields: Sendable {
     }
 
     /// The value under `key`, if any.
-    public subscript(key: String) -> StateValue? { values[key] }
+    public subscript(key: String) -> StoredValue? { values[key] }
 
     /// A string entry.
     public func string(_ key: String) throws(HostProtocolError) -> String {
@@ -120,7 +120,7 @@ public struct MessageFields: Sendable {
     }
 }
 
-extension [StateEntry] {
+extension [StoredEntry] {
     /// The message body of these entries.
     /// The message body of these entries, to be followed by a blob (see ``MessageFields``).
     var messageBody: [UInt8] {
@@ -133,14 +133,14 @@ extension [StateEntry] {
     }
 }
 
-extension StateValue {
+extension StoredValue {
     /// An array of references.
-    static func paths(_ paths: [ObjectPath]) -> StateValue {
+    static func paths(_ paths: [ObjectPath]) -> StoredValue {
         .array(paths.map { .reference($0) })
     }
 
     /// A dictionary of strings, in key order.
-    static func strings(_ strings: [String: String]) -> StateValue {
-        .dictionary(strings.sorted { $0.key < $1.key }.map { StateEntry(key: $0.key, value: .string($0.value)) })
+    static func strings(_ strings: [String: String]) -> StoredValue {
+        .dictionary(strings.sorted { $0.key < $1.key }.map { StoredEntry(key: $0.key, value: .string($0.value)) })
     }
 }

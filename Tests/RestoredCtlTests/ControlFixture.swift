@@ -32,30 +32,30 @@ struct ControlFixture {
         var archive = Archive(
             appID: try AppID(Self.notes), appVersion: "2.1", systemVersion: "restored 0.1.0 (Linux)",
             timestamp: 1_763_700_000_000_000_000, plugin: "libExampleNotesPlugin.so",
-            appState: StateContainerWriter.encode([StateEntry(key: "lastOpened", value: .string("c"))]),
+            appState: StateContainerWriter.encode([StoredEntry(key: "lastOpened", value: .string("c"))]),
             objects: [
                 ArchivedObject(
                     path: ObjectPath(identifiers: "Main"), className: "NotesWindow", restorationClass: nil, kind: .child,
                     state: StateContainerWriter.encode([
-                        StateEntry(key: "frame", value: .array([.double(0), .double(0), .double(800), .double(600)])),
-                        StateEntry(key: "fullScreen", value: .bool(false)),
+                        StoredEntry(key: "frame", value: .array([.double(0), .double(0), .double(800), .double(600)])),
+                        StoredEntry(key: "fullScreen", value: .bool(false)),
                     ])
                 ),
                 ArchivedObject(
                     path: ObjectPath(identifiers: "Main", "List"), className: "NoteList", restorationClass: nil, kind: .child,
-                    state: StateContainerWriter.encode([StateEntry(key: "selected", value: .array([.int64(2)]))])
+                    state: StateContainerWriter.encode([StoredEntry(key: "selected", value: .array([.int64(2)]))])
                 ),
                 ArchivedObject(
                     path: ObjectPath(identifiers: "Main", "Editor"), className: "NoteEditor", restorationClass: "EditorClass", kind: .child,
                     state: StateContainerWriter.encode([
-                        StateEntry(key: "text", value: .string("before the reboot")),
-                        StateEntry(key: "note", value: .reference(ObjectPath(identifiers: "Main", "List"))),
-                        StateEntry(key: "edited", value: .date(1_763_699_000)),
+                        StoredEntry(key: "text", value: .string("before the reboot")),
+                        StoredEntry(key: "note", value: .reference(ObjectPath(identifiers: "Main", "List"))),
+                        StoredEntry(key: "edited", value: .date(1_763_699_000)),
                     ])
                 ),
                 ArchivedObject(
                     path: ObjectPath(identifiers: "Main", "Find"), className: "FindPanel", restorationClass: nil, kind: .presented,
-                    state: StateContainerWriter.encode([StateEntry(key: "query", value: .string("todo"))])
+                    state: StateContainerWriter.encode([StoredEntry(key: "query", value: .string("todo"))])
                 ),
             ],
             snapshot: Snapshot(mediaType: "image/png", data: [UInt8](repeating: 7, count: 2048))

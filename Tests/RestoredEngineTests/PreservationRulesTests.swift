@@ -145,7 +145,7 @@ import Testing
         let orphan = try #require(archive.objects.first { $0.path.description == "Orphan" })
         #expect(orphan.kind == .manual)
         let appState = try StateContainerReader.decodeEntries(archive.appState)
-        #expect(appState.contains(StateEntry(key: "orphan", value: .reference(ObjectPath(identifiers: "Orphan")))))
+        #expect(appState.contains(StoredEntry(key: "orphan", value: .reference(ObjectPath(identifiers: "Orphan")))))
         // A container's references to its children are stored as paths.
         let root = try ScenarioHarness.state(of: "Root", in: archive)
         guard case .array(let children)? = root["children"] else {

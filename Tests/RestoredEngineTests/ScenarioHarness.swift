@@ -60,9 +60,9 @@ final class ScenarioHarness {
     }
 
     /// The decoded keyed container of the object at `path`.
-    static func state(of path: String, in archive: Archive) throws -> [String: StateValue] {
+    static func state(of path: String, in archive: Archive) throws -> [String: StoredValue] {
         let object = try #require(archive.objects.first { $0.path.description == path }, "no object at \(path)")
-        var result: [String: StateValue] = [:]
+        var result: [String: StoredValue] = [:]
         for entry in try StateContainerReader.decodeEntries(object.state) { result[entry.key] = entry.value }
         return result
     }

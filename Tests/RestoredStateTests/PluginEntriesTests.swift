@@ -24,8 +24,8 @@ import Testing
         }
         let entries = try StateContainerReader.decodeEntries(host.bytes)
         #expect(entries == [
-            StateEntry(key: "title", value: .string("Notes ✓")),
-            StateEntry(key: "children", value: .array([.reference(ObjectPath(identifiers: "Main", "List")), .int64(7)])),
+            StoredEntry(key: "title", value: .string("Notes ✓")),
+            StoredEntry(key: "children", value: .array([.reference(ObjectPath(identifiers: "Main", "List")), .int64(7)])),
         ])
     }
 

@@ -3,21 +3,21 @@ import Testing
 
 /// The keyed-container wire format.
 @Suite struct StateContainerTests {
-    static let entries: [StateEntry] = [
-        StateEntry(key: "flag", value: .bool(true)),
-        StateEntry(key: "off", value: .bool(false)),
-        StateEntry(key: "negative", value: .int64(-1234567890123)),
-        StateEntry(key: "min", value: .int64(.min)),
-        StateEntry(key: "max", value: .uint64(.max)),
-        StateEntry(key: "pi", value: .double(3.141592653589793)),
-        StateEntry(key: "text", value: .string("héllo ✓ wörld")),
-        StateEntry(key: "empty", value: .string("")),
-        StateEntry(key: "bytes", value: .bytes([0, 1, 2, 255])),
-        StateEntry(key: "when", value: .date(1_700_000_000.25)),
-        StateEntry(key: "list", value: .array([.int64(1), .string("two"), .array([.bool(false)])])),
-        StateEntry(key: "map", value: .dictionary([StateEntry(key: "a", value: .int64(1)), StateEntry(key: "b", value: .dictionary([]))])),
-        StateEntry(key: "ref", value: .reference(ObjectPath([.init(identifier: "Main"), .init(identifier: "Page", position: 3)]))),
-        StateEntry(key: "ünïcode key", value: .uint64(7)),
+    static let entries: [StoredEntry] = [
+        StoredEntry(key: "flag", value: .bool(true)),
+        StoredEntry(key: "off", value: .bool(false)),
+        StoredEntry(key: "negative", value: .int64(-1234567890123)),
+        StoredEntry(key: "min", value: .int64(.min)),
+        StoredEntry(key: "max", value: .uint64(.max)),
+        StoredEntry(key: "pi", value: .double(3.141592653589793)),
+        StoredEntry(key: "text", value: .string("héllo ✓ wörld")),
+        StoredEntry(key: "empty", value: .string("")),
+        StoredEntry(key: "bytes", value: .bytes([0, 1, 2, 255])),
+        StoredEntry(key: "when", value: .date(1_700_000_000.25)),
+        StoredEntry(key: "list", value: .array([.int64(1), .string("two"), .array([.bool(false)])])),
+        StoredEntry(key: "map", value: .dictionary([StoredEntry(key: "a", value: .int64(1)), StoredEntry(key: "b", value: .dictionary([]))])),
+        StoredEntry(key: "ref", value: .reference(ObjectPath([.init(identifier: "Main"), .init(identifier: "Page", position: 3)]))),
+        StoredEntry(key: "ünïcode key", value: .uint64(7)),
     ]
 
     @Test("R16: every kind of value round-trips")
@@ -28,7 +28,7 @@ import Testing
 
     @Test("R5: a key written twice reads as its last value")
     func lastValueWins() throws {
-        let bytes = StateContainerWriter.encode([StateEntry(key: "k", value: .int64(1)), StateEntry(key: "k", value: .int64(2))])
+        let bytes = StateContainerWriter.encode([StoredEntry(key: "k", value: .int64(1)), StoredEntry(key: "k", value: .int64(2))])
         try bytes.withUnsafeBytes { buffer in
             let reader = try StateContainerReader(buffer)
             #expect(reader.value(forKey: "k")?.int64Value == 2)
@@ -61,9 +61,9 @@ import Testing
 
     @Test("R16: nesting deeper than the limit is refused, not a stack overflow")
     func depthLimit() throws {
-        var value = StateValue.int64(1)
+        var value = StoredValue.int64(1)
         for _ in 0..<(StateValueView.maximumDepth + 5) { value = .array([value]) }
-        let bytes = StateContainerWriter.encode([StateEntry(key: "deep", value: value)])
+        let bytes = StateContainerWriter.encode([StoredEntry(key: "deep", value: value)])
         #expect(throws: StateFormatError.self) { try StateContainerReader.decodeEntries(bytes) }
     }
 }

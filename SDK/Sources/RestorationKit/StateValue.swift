@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import RestoredState
 
 /// A value a ``StateCoder`` stores: the only kinds an archive holds (R16).
 public enum StateValue {
@@ -24,19 +25,22 @@ public enum StateValue {
     /// nil if that object was not restored.
     case object((any RestorableObject)?)
 
-    /// The kind's name, for error messages.
+    /// The kind's name, for error messages: the wire format's one table of
+    /// kind names (`int64`, `string`, `reference` ...).
     public var kindName: String {
+        let tag: StateTag
         switch self {
-        case .bool: "bool"
-        case .int64: "int64"
-        case .uint64: "uint64"
-        case .double: "double"
-        case .string: "string"
-        case .bytes: "bytes"
-        case .date: "date"
-        case .array: "array"
-        case .dictionary: "dictionary"
-        case .object: "object reference"
+        case .bool(let value): tag = value ? .boolTrue : .boolFalse
+        case .int64: tag = .int64
+        case .uint64: tag = .uint64
+        case .double: tag = .double
+        case .string: tag = .string
+        case .bytes: tag = .bytes
+        case .date: tag = .date
+        case .array: tag = .array
+        case .dictionary: tag = .dictionary
+        case .object: tag = .reference
         }
+        return tag.kindName
     }
 }

@@ -22,7 +22,7 @@ public struct StateContainerReader {
         base = bytes
         entries = []
         entries.reserveCapacity(16)
-        var cursor = ByteCursor(bytes)
+        var cursor = ByteCursor<StateFormatError>(bytes)
         while !cursor.isAtEnd {
             let key = try cursor.readStringRange()
             entries.append(Entry(key: key, value: try StateValueView.read(&cursor)))
@@ -57,15 +57,15 @@ public struct StateContainerReader {
     }
 
     /// Every entry fully decoded: what `restored-ctl dump` shows.
-    public static func decodeEntries(_ bytes: [UInt8]) throws(StateFormatError) -> [StateEntry] {
+    public static func decodeEntries(_ bytes: [UInt8]) throws(StateFormatError) -> [StoredEntry] {
         let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(StateFormatError) -> [StateEntry] in
+            Result { () throws(StateFormatError) -> [StoredEntry] in
                 let reader = try StateContainerReader(buffer)
-                var entries: [StateEntry] = []
+                var entries: [StoredEntry] = []
                 entries.reserveCapacity(reader.entries.count)
                 for entry in reader.entries {
                     let key = String(decoding: reader.keyBytes(of: entry), as: UTF8.self)
-                    entries.append(StateEntry(key: key, value: try entry.value.decoded()))
+                    entries.append(StoredEntry(key: key, value: try entry.value.decoded()))
                 }
                 return entries
             }
@@ -75,7 +75,7 @@ public struct StateContainerReader {
 
     /// Whether `bytes` is valid UTF-8 (what every key and string must be).
     public static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        ByteCursor.isValidUTF8(bytes)
+        ByteCursor<StateFormatError>.isValidUTF8(bytes)
     }
 
     /// Checks that `bytes` is a well-formed container, nested values included.
@@ -88,7 +88,7 @@ public struct StateContainerReader {
 
     /// Checks that `bytes` is a well-formed container, without keeping anything.
     public static func validate(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
-        var cursor = ByteCursor(bytes)
+        var cursor = ByteCursor<StateFormatError>(bytes)
         while !cursor.isAtEnd {
             _ = try cursor.readStringRange()
             try StateValueView.read(&cursor).validate()

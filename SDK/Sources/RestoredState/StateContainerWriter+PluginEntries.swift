@@ -27,7 +27,7 @@ extension StateContainerWriter {
     private mutating func pass(
         _ input: UnsafeRawBufferPointer, writing: Bool, hasHandles: inout Bool, resolve: (UInt64) -> ObjectPath?
     ) throws(PluginEntriesError) {
-        var cursor = ByteCursor(input)
+        var cursor = ByteCursor<StateFormatError>(input)
         while !cursor.isAtEnd {
             let keyRange = try Self.formatted { () throws(StateFormatError) in try cursor.readStringRange() }
             let key = UnsafeRawBufferPointer(rebasing: input[keyRange])
@@ -38,7 +38,7 @@ extension StateContainerWriter {
     }
 
     private mutating func appendPluginValue(
-        _ cursor: inout ByteCursor, depth: Int, writing: Bool, hasHandles: inout Bool, resolve: (UInt64) -> ObjectPath?
+        _ cursor: inout ByteCursor<StateFormatError>, depth: Int, writing: Bool, hasHandles: inout Bool, resolve: (UInt64) -> ObjectPath?
     ) throws(PluginEntriesError) {
         let start = cursor.offset
         guard depth < StateValueView.maximumDepth else {
@@ -58,7 +58,7 @@ extension StateContainerWriter {
         case .string:
             _ = try Self.formatted { () throws(StateFormatError) in try cursor.readStringRange() }
         case .bytes:
-            _ = try Self.formatted { () throws(StateFormatError) in try cursor.readSlice(try cursor.readLength()) }
+            _ = try Self.formatted { () throws(StateFormatError) in try cursor.readBlobRange() }
         case .reference:
             // A path written by the plugin itself: copied once it checks out.
             let range = try Self.formatted { () throws(StateFormatError) in try cursor.readSlice(Int(try cursor.readUInt32())) }
@@ -75,7 +75,7 @@ extension StateContainerWriter {
         case .array, .dictionary:
             let length = try Self.formatted { () throws(StateFormatError) in try cursor.readUInt32() }
             let range = try Self.formatted { () throws(StateFormatError) in try cursor.readSlice(Int(length)) }
-            var inner = ByteCursor(cursor.base, from: range.lowerBound, to: range.upperBound)
+            var inner = ByteCursor<StateFormatError>(cursor.base, from: range.lowerBound, to: range.upperBound)
             let countOffset = inner.offset
             let elements = try Self.formatted { () throws(StateFormatError) in try inner.readVarint() }
             guard elements <= UInt64(inner.end - inner.offset) else {

@@ -17,7 +17,7 @@ public struct StateContainerWriter: Sendable {
     public var count: Int { bytes.count }
 
     /// Encodes entries into a new container blob.
-    public static func encode(_ entries: [StateEntry]) -> [UInt8] {
+    public static func encode(_ entries: [StoredEntry]) -> [UInt8] {
         var writer = StateContainerWriter()
         for entry in entries {
             writer.appendKey(entry.key)
@@ -147,7 +147,7 @@ public struct StateContainerWriter: Sendable {
     }
 
     /// Appends any value.
-    public mutating func append(_ value: StateValue) {
+    public mutating func append(_ value: StoredValue) {
         switch value {
         case .bool(let value): appendBool(value)
         case .int64(let value): appendInt64(value)

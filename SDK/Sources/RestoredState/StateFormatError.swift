@@ -16,3 +16,22 @@ public struct StateFormatError: Error, Hashable, Sendable, CustomStringConvertib
         "malformed object state at byte \(offset): \(reason)"
     }
 }
+
+extension StateFormatError: ByteCursorFailure {
+    /// The data ends before `length` more bytes.
+    public static func truncated(at offset: Int, length: UInt64) -> StateFormatError {
+        length <= 8
+            ? StateFormatError("unexpected end of data", at: offset)
+            : StateFormatError("length \(length) goes past the end", at: offset)
+    }
+
+    /// A varint longer than 64 bits.
+    public static func varintOverflow(at offset: Int) -> StateFormatError {
+        StateFormatError("varint overflows 64 bits", at: offset)
+    }
+
+    /// A string that is not UTF-8.
+    public static func invalidUTF8(at offset: Int) -> StateFormatError {
+        StateFormatError("invalid UTF-8 in string", at: offset)
+    }
+}

@@ -48,8 +48,9 @@ public enum StateTag: UInt8, Sendable {
     /// A plugin's object handle, only in entries handed to the host.
     case objectHandle = 0x0C
 
-    /// The name of the kind of value it starts, as ``StateValue/kindName``
-    /// says it (`bool` for both Booleans); `handle` for a plugin's handle.
+    /// The name of the kind of value it starts: the one table of kind names,
+    /// used by ``StoredValue/kindName`` and the SDK's `StateValue.kindName`
+    /// (`bool` for both Booleans); `handle` for a plugin's handle.
     public var kindName: String {
         switch self {
         case .boolFalse, .boolTrue: "bool"

@@ -17,20 +17,20 @@ public struct StateValueView {
 
     /// The signed integer, for `int64`.
     public var int64Value: Int64 {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+        var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
         let raw = (try? cursor.readVarint()) ?? 0
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
     /// The unsigned integer, for `uint64`.
     public var uint64Value: UInt64 {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+        var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
         return (try? cursor.readVarint()) ?? 0
     }
 
     /// The double, for `double` and `date`.
     public var doubleValue: Double {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+        var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
         return Double(bitPattern: (try? cursor.readUInt64()) ?? 0)
     }
 
@@ -46,7 +46,7 @@ public struct StateValueView {
 
     /// The elements of an `array`.
     public func arrayElements() throws(StateFormatError) -> [StateValueView] {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+        var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
         let count = try Self.readCount(&cursor)
         var items: [StateValueView] = []
         items.reserveCapacity(count)
@@ -57,7 +57,7 @@ public struct StateValueView {
 
     /// The entries of a `dictionary`: key bytes (valid UTF-8) and values.
     public func dictionaryEntries() throws(StateFormatError) -> [(key: UnsafeRawBufferPointer, value: StateValueView)] {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+        var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
         let count = try Self.readCount(&cursor)
         var entries: [(key: UnsafeRawBufferPointer, value: StateValueView)] = []
         entries.reserveCapacity(count)
@@ -71,7 +71,7 @@ public struct StateValueView {
 
     /// The path components of a `reference`: identifier bytes (valid UTF-8) and position.
     public func referenceComponents() throws(StateFormatError) -> [(identifier: UnsafeRawBufferPointer, position: Int64?)] {
-        var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+        var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
         let count = try Self.readCount(&cursor)
         var components: [(identifier: UnsafeRawBufferPointer, position: Int64?)] = []
         components.reserveCapacity(count)
@@ -100,11 +100,11 @@ public struct StateValueView {
     public static let maximumDepth = 64
 
     /// The whole value, decoded and validated recursively.
-    public func decoded() throws(StateFormatError) -> StateValue {
+    public func decoded() throws(StateFormatError) -> StoredValue {
         try decoded(depth: 0)
     }
 
-    private func decoded(depth: Int) throws(StateFormatError) -> StateValue {
+    private func decoded(depth: Int) throws(StateFormatError) -> StoredValue {
         guard depth < Self.maximumDepth else {
             throw StateFormatError("values nested deeper than \(Self.maximumDepth) levels", at: payload.lowerBound)
         }
@@ -118,13 +118,13 @@ public struct StateValueView {
         case .string: return .string(stringValue)
         case .bytes: return .bytes(Array(bytesValue))
         case .array:
-            var items: [StateValue] = []
+            var items: [StoredValue] = []
             for item in try arrayElements() { items.append(try item.decoded(depth: depth + 1)) }
             return .array(items)
         case .dictionary:
-            var entries: [StateEntry] = []
+            var entries: [StoredEntry] = []
             for entry in try dictionaryEntries() {
-                entries.append(StateEntry(key: String(decoding: entry.key, as: UTF8.self), value: try entry.value.decoded(depth: depth + 1)))
+                entries.append(StoredEntry(key: String(decoding: entry.key, as: UTF8.self), value: try entry.value.decoded(depth: depth + 1)))
             }
             return .dictionary(entries)
         case .reference:
@@ -145,7 +145,7 @@ public struct StateValueView {
         }
         switch tag {
         case .array, .dictionary:
-            var cursor = ByteCursor(base, from: payload.lowerBound, to: payload.upperBound)
+            var cursor = ByteCursor<StateFormatError>(base, from: payload.lowerBound, to: payload.upperBound)
             let count = try Self.readCount(&cursor)
             for _ in 0..<count {
                 if tag == .dictionary { _ = try cursor.readStringRange() }
@@ -162,7 +162,7 @@ public struct StateValueView {
     // MARK: Reading
 
     /// Reads one value (tag and payload) at the cursor and moves past it.
-    static func read(_ cursor: inout ByteCursor) throws(StateFormatError) -> StateValueView {
+    static func read(_ cursor: inout ByteCursor<StateFormatError>) throws(StateFormatError) -> StateValueView {
         let tagOffset = cursor.offset
         let rawTag = try cursor.readByte()
         guard let tag = StateTag(rawValue: rawTag) else {
@@ -180,8 +180,7 @@ public struct StateValueView {
             let range = try cursor.readStringRange()
             return StateValueView(tag: tag, base: cursor.base, payload: range)
         case .bytes:
-            let length = try cursor.readLength()
-            let range = try cursor.readSlice(length)
+            let range = try cursor.readBlobRange()
             return StateValueView(tag: tag, base: cursor.base, payload: range)
         case .array, .dictionary, .reference:
             let length = try cursor.readUInt32()
@@ -193,17 +192,12 @@ public struct StateValueView {
         return StateValueView(tag: tag, base: cursor.base, payload: start..<cursor.offset)
     }
 
-    private static func readCount(_ cursor: inout ByteCursor) throws(StateFormatError) -> Int {
-        let start = cursor.offset
-        let count = try cursor.readVarint()
-        // Every element takes at least one byte: a larger count is a lie.
-        guard count <= UInt64(cursor.end - cursor.offset) else {
-            throw StateFormatError("element count \(count) exceeds the data", at: start)
-        }
-        return Int(count)
+    /// A count of elements, each at least one byte: a larger count is a lie.
+    private static func readCount(_ cursor: inout ByteCursor<StateFormatError>) throws(StateFormatError) -> Int {
+        try cursor.readCount(minimumElementLength: 1)
     }
 
-    private static func expectEnd(_ cursor: ByteCursor) throws(StateFormatError) {
+    private static func expectEnd(_ cursor: ByteCursor<StateFormatError>) throws(StateFormatError) {
         guard cursor.isAtEnd else {
             throw StateFormatError("trailing bytes after the last element", at: cursor.offset)
         }
