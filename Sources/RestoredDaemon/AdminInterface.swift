@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import RestoredArchive
 import RestoredDBus
 import RestoredEngine
@@ -13,114 +14,62 @@ import RestoredEngine
 struct AdminInterface: Sendable {
     static let errorPrefix = "org.restored1.Error."
 
-    let daemon: Daemon
-    let inhibitor: LogindInhibitor?
+    let control: DaemonControl
     let connection: DBusConnection
 
-    private var registry: AppRegistry { daemon.apps }
-    private var store: ArchiveStore { daemon.restorationEngine.store }
-
     var interface: DBusInterface {
-        let admin = self
+        let (control, connection) = (self.control, self.connection)
         return DBusInterface(Daemon.interface, methods: [
             .init("Status", outputs: [.init("status", "a{sv}")]) { call in
-                try await Daemon.requireOwnUser(call)
-                return [.properties(await admin.status())]
+                try await Self.requireOwnUser(call)
+                return [.properties(Self.fields(of: await control.status()))]
             },
             .init("ListApps", outputs: [.init("apps", "aa{sv}")]) { call in
-                try await Daemon.requireOwnUser(call)
-                return [.array(elementSignature: "a{sv}", admin.apps().map { .properties($0) })]
+                try await Self.requireOwnUser(call)
+                return [.array(elementSignature: "a{sv}", control.apps().map { .properties(Self.fields(of: $0)) })]
             },
             .init("ListPlugins", outputs: [.init("plugins", "a(ssus)")]) { call in
-                try await Daemon.requireOwnUser(call)
-                let loaded = admin.registry.hosts.map { host in
-                    let state: String
-                    if let quarantine = host.plugin.quarantineReason {
-                        state = "quarantined: \(quarantine); fix or rebuild the plugin (a changed file is tried again at the next save, or now with restored-ctl reload), or remove it"
-                    } else if host.plugin.hasChangedOnDisk {
-                        state = "loaded; the file changed since: its next save starts the new build"
-                    } else {
-                        state = "loaded"
-                    }
-                    return DBusValue.structure([.string(host.plugin.file.string), .string(host.appID.rawValue), .uint32(host.identity.abiVersion), .string(state)])
-                }
-                let refused = admin.registry.refusals.map { refusal in
-                    DBusValue.structure([.string(refusal.file.string), .string(""), .uint32(0), .string(refusal.description)])
-                }
-                return [.array(elementSignature: "(ssus)", loaded + refused)]
+                try await Self.requireOwnUser(call)
+                return [.array(elementSignature: "(ssus)", control.plugins().map(Self.row))]
             },
             .init("Save", inputs: [.init("apps", "as")], outputs: [.init("saved", "u")]) { call in
-                try await Daemon.requireOwnUser(call)
-                let selected = try admin.hosts(try call.strings(at: 0))
-                try Self.requireIdle(selected)
-                let reports = await admin.daemon.saveAll(selected, trigger: .request, deadline: admin.daemon.requestDeadline)
-                return [.uint32(UInt32(reports.filter { $0.outcome.word == .saved }.count))]
+                try await Self.requireOwnUser(call)
+                let apps = try Self.appIDs(try call.strings(at: 0))
+                return [.uint32(UInt32(try await Self.answering { () throws(AdminError) in try await control.save(apps) }))]
             },
             .init("Restore", inputs: [.init("apps", "as"), .init("force", "b")], outputs: [.init("restored", "u")]) { call in
-                try await Daemon.requireOwnUser(call)
-                let selected = try admin.hosts(try call.strings(at: 0))
-                try Self.requireIdle(selected, restoring: true)
+                try await Self.requireOwnUser(call)
+                let apps = try Self.appIDs(try call.strings(at: 0))
                 let mode: RestorationMode = try call.bool(at: 1) ? .forced : .automatic
-                let engine = admin.daemon.restorationEngine
-                let deadline = admin.daemon.requestDeadline
-                let restored = await withTaskGroup(of: Bool.self) { group in
-                    for host in selected {
-                        group.addTask { await host.restore(using: engine, mode: mode, trigger: .request, deadline: deadline).outcome == .restored }
-                    }
-                    return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-                }
-                return [.uint32(UInt32(restored))]
+                return [.uint32(UInt32(try await Self.answering { () throws(AdminError) in try await control.restore(apps, mode: mode) }))]
             },
             .init("Discard", inputs: [.init("app", "s")]) { call in
-                try await Daemon.requireOwnUser(call)
-                let appID = try Self.appID(try call.string(at: 0))
-                let host = admin.registry.host(for: appID)
-                if let host { try Self.requireIdle([host]) }
-                let removed: Bool
-                do throws(ArchiveStoreError) {
-                    if let host {
-                        removed = try await host.discardArchive(in: admin.store)
-                    } else {
-                        removed = try admin.store.discard(appID)
-                    }
-                } catch {
-                    throw Self.failed(error)
-                }
-                guard removed else { throw Self.noArchive(appID) }
+                try await Self.requireOwnUser(call)
+                let app = try Self.appID(try call.string(at: 0))
+                try await Self.answering { () throws(AdminError) in try await control.discardArchive(of: app) }
                 return []
             },
             .init("SetIgnoreSnapshot", inputs: [.init("app", "s"), .init("ignore", "b")]) { call in
-                try await Daemon.requireOwnUser(call)
-                let appID = try Self.appID(try call.string(at: 0))
+                try await Self.requireOwnUser(call)
+                let app = try Self.appID(try call.string(at: 0))
                 let ignore = try call.bool(at: 1)
-                let host = admin.registry.host(for: appID)
-                if let host { try Self.requireIdle([host]) }
-                do throws(ArchiveStoreError) {
-                    if let host {
-                        try await host.setIgnoresSnapshot(ignore, in: admin.store)
-                    } else {
-                        _ = try admin.store.update(appID) { $0.ignoresSnapshot = ignore }
-                    }
-                } catch {
-                    if case .noArchive = error { throw Self.noArchive(appID) }
-                    throw Self.failed(error)
-                }
+                try await Self.answering { () throws(AdminError) in try await control.setIgnoresSnapshot(ignore, for: app) }
                 return []
             },
             .init("ReloadPlugins", outputs: [.init("added", "as"), .init("removed", "as"), .init("refused", "u")]) { call in
-                try await Daemon.requireOwnUser(call)
-                let result = await admin.registry.reload()
+                try await Self.requireOwnUser(call)
+                let result = await control.reloadPlugins()
                 if !result.added.isEmpty || !result.removed.isEmpty {
-                    try? admin.connection.emitPropertiesChanged(
-                        path: Daemon.objectPath, interface: Daemon.interface, changed: [("Apps", .strings(admin.registry.hosts.map(\.appID.rawValue)))]
+                    try? connection.emitPropertiesChanged(
+                        path: Daemon.objectPath, interface: Daemon.interface, changed: [("Apps", .strings(control.appIDs.map(\.rawValue)))]
                     )
                 }
                 return [.strings(result.added.map(\.rawValue)), .strings(result.removed.map(\.rawValue)), .uint32(UInt32(result.refused))]
             },
         ], properties: [
             .init("Version", signature: "s", get: { .string(RestoredVersion.string) }),
-            .init("Apps", signature: "as", get: { .strings(admin.registry.hosts.map(\.appID.rawValue)) }),
-            .init("LockHeld", signature: "b", get: { .boolean(await admin.inhibitor?.isHeld ?? false) }),
+            .init("Apps", signature: "as", get: { .strings(control.appIDs.map(\.rawValue)) }),
+            .init("LockHeld", signature: "b", get: { .boolean(await control.lockHeld()) }),
         ], signals: [
             .init("AppSaved", arguments: [.init("app", "s"), .init("generation", "t"), .init("trigger", "s")]),
             .init("AppRestored", arguments: [.init("app", "s"), .init("outcome", "s"), .init("trigger", "s")]),
@@ -129,60 +78,37 @@ struct AdminInterface: Sendable {
     }
 
     /// `Status`'s dictionary.
-    func status() async -> [(String, DBusValue)] {
-        let state = daemon.status
-        let hosts = registry.hosts
-        let lastSave = state.lastSave
+    static func fields(of status: DaemonControl.Status) -> [(String, DBusValue)] {
+        let lastSave = status.lastSave
         return [
-            ("State", .string(state.phase.rawValue)),
+            ("State", .string(status.phase.rawValue)),
             ("Version", .string(RestoredVersion.string)),
-            ("LockHeld", .boolean(await inhibitor?.isHeld ?? false)),
-            ("Logind", .boolean(state.logindReachable)),
-            ("SessionManager", .boolean(state.sessionManagerRegistered)),
-            ("Apps", .uint32(UInt32(registry.hosts.count))),
-            ("PluginsLoaded", .uint32(UInt32(hosts.count))),
-            ("PluginsRefused", .uint32(UInt32(registry.refusals.count))),
-            ("StateDirectory", .string(store.directory.string)),
-            ("LastSave", .int64(lastSave.map { Self.microseconds($0.time) } ?? 0)),
+            ("LockHeld", .boolean(status.lockHeld)),
+            ("Logind", .boolean(status.logindReachable)),
+            ("SessionManager", .boolean(status.sessionManagerRegistered)),
+            ("Apps", .uint32(UInt32(status.appCount))),
+            ("PluginsLoaded", .uint32(UInt32(status.appCount))),
+            ("PluginsRefused", .uint32(UInt32(status.refusedPluginCount))),
+            ("StateDirectory", .string(status.stateDirectory)),
+            ("LastSave", .int64(lastSave.map { microseconds($0.time) } ?? 0)),
             ("LastSaveTrigger", .string(lastSave?.trigger.rawValue ?? "")),
             ("LastSaveSaved", .uint32(UInt32(lastSave?.saved ?? 0))),
             ("LastSaveFailed", .uint32(UInt32(lastSave?.failed ?? 0))),
         ]
     }
 
-    /// `ListApps`'s rows: every app with a plugin or an archive, sorted by id.
-    func apps() -> [[(String, DBusValue)]] {
-        let hosts = registry.hosts
-        let archived = (try? store.appIDs()) ?? []
-        let appIDs = Set(hosts.map(\.appID)).union(archived).sorted()
-        return appIDs.map { appID in
-            let host = hosts.first { $0.appID == appID }
-            var row: [(String, DBusValue)] = [
-                ("App", .string(appID.rawValue)),
-                ("Plugin", .string(host?.plugin.file.string ?? "")),
-                ("PluginHostPid", .uint32(UInt32(host?.plugin.pid ?? 0))),
-                ("Saving", .string(host?.saveInProgress?.rawValue ?? "")),
-                ("Restoring", .boolean(host?.isRestoring ?? false)),
-            ]
-            row += Self.archiveFields(of: appID, in: store)
-            let last = host?.lastActivity
+    /// One `ListApps` row.
+    static func fields(of app: DaemonControl.App) -> [(String, DBusValue)] {
+        var row: [(String, DBusValue)] = [
+            ("App", .string(app.appID.rawValue)),
+            ("Plugin", .string(app.pluginFile ?? "")),
+            ("PluginHostPid", .uint32(UInt32(app.pluginHostPID ?? 0))),
+            ("Saving", .string(app.saving?.rawValue ?? "")),
+            ("Restoring", .boolean(app.restoring)),
+        ]
+        switch app.archive {
+        case .success(let summary):
             row += [
-                ("LastAction", .string(last?.outcome.action ?? "")),
-                ("LastTrigger", .string(last?.trigger.rawValue ?? "")),
-                ("LastOutcome", .string(last?.outcome.word ?? "")),
-                ("LastDetail", .string(last?.detail ?? "")),
-                ("LastTime", .int64(last.map { Self.microseconds($0.time) } ?? 0)),
-            ]
-            return row
-        }
-    }
-
-    /// What the archive of `appID` a restore would read says in its header
-    /// (no object is decoded: listing 100 apps stays cheap).
-    static func archiveFields(of appID: AppID, in store: ArchiveStore) -> [(String, DBusValue)] {
-        do throws(ArchiveStoreError) {
-            let summary = try store.summary(of: appID)
-            return [
                 ("HasArchive", .boolean(true)),
                 ("Generation", .uint64(summary.seal.generation)),
                 ("GenerationFile", .string(summary.source.fileName)),
@@ -192,11 +118,36 @@ struct AdminInterface: Sendable {
                 ("RestoreAttempts", .uint32(summary.seal.restoreAttempts)),
                 ("Problem", .string(summary.problems.map(\.description).joined(separator: "; "))),
             ]
-        } catch {
+        case .failure(let error):
             let problem: String
             if case .noArchive = error { problem = "" } else { problem = error.description }
-            return [("HasArchive", .boolean(false)), ("Problem", .string(problem))]
+            row += [("HasArchive", .boolean(false)), ("Problem", .string(problem))]
         }
+        let last = app.lastActivity
+        row += [
+            ("LastAction", .string(last?.outcome.action ?? "")),
+            ("LastTrigger", .string(last?.trigger.rawValue ?? "")),
+            ("LastOutcome", .string(last?.outcome.word ?? "")),
+            ("LastDetail", .string(last?.detail ?? "")),
+            ("LastTime", .int64(last.map { microseconds($0.time) } ?? 0)),
+        ]
+        return row
+    }
+
+    /// One `ListPlugins` row: file, app id, ABI version, state with the way out.
+    static func row(_ plugin: DaemonControl.Plugin) -> DBusValue {
+        let state: String
+        switch plugin.state {
+        case .loaded:
+            state = "loaded"
+        case .changedOnDisk:
+            state = "loaded; the file changed since: its next save starts the new build"
+        case .quarantined(let reason):
+            state = "quarantined: \(reason); fix or rebuild the plugin (a changed file is tried again at the next save, or now with restored-ctl reload), or remove it"
+        case .refused(let reason):
+            state = reason
+        }
+        return .structure([.string(plugin.file), .string(plugin.appID?.rawValue ?? ""), .uint32(plugin.abiVersion), .string(state)])
     }
 
     /// Emits the signal of a finished save or restore.
@@ -216,47 +167,39 @@ struct AdminInterface: Sendable {
         try? connection.emit(path: Daemon.objectPath, interface: Daemon.interface, member: member, arguments: arguments)
     }
 
-    /// The hosts of `identifiers`, or every host for none; named errors otherwise.
-    func hosts(_ identifiers: [String]) throws -> [AppHost] {
-        guard !identifiers.isEmpty else { return registry.hosts }
-        let appIDs = try identifiers.map(Self.appID)
-        return try appIDs.map { appID in
-            guard let host = registry.host(for: appID) else {
-                throw DBusError(name: Self.errorPrefix + "UnknownApp", message: "no plugin for \(appID) is loaded")
-            }
-            return host
-        }
-    }
-
-    /// Refuses with `Busy` when one of `hosts` is being saved or, with
-    /// `restoring`, restored (a second restore would run into an app already
-    /// restored).
-    static func requireIdle(_ hosts: [AppHost], restoring: Bool = false) throws(DBusError) {
-        for host in hosts {
-            if let trigger = host.saveInProgress {
-                throw DBusError(name: errorPrefix + "Busy", message: "\(host.appID) is being saved (\(trigger.rawValue)); try again when that save is done")
-            }
-            if restoring && host.isRestoring {
-                throw DBusError(name: errorPrefix + "Busy", message: "\(host.appID) is being restored; try again when that restore is done")
-            }
-        }
-    }
-
+    /// The app id `text` names; `InvalidAppId` when it names none.
     static func appID(_ text: String) throws(DBusError) -> AppID {
         do {
             return try AppID(text)
         } catch {
-            throw DBusError(name: errorPrefix + "InvalidAppId", message: error.description)
+            let refusal = AdminError.invalidAppID(error)
+            throw DBusError(name: errorPrefix + refusal.name, message: refusal.message)
         }
     }
 
-    static func noArchive(_ appID: AppID) -> DBusError {
-        DBusError(name: errorPrefix + "NoArchive", message: "there is no archive for \(appID)")
+    /// The app ids of `identifiers`; `InvalidAppId` for one that is not.
+    static func appIDs(_ identifiers: [String]) throws(DBusError) -> [AppID] {
+        var appIDs: [AppID] = []
+        for identifier in identifiers { appIDs.append(try appID(identifier)) }
+        return appIDs
     }
 
-    /// `Failed`, for a store error.
-    static func failed(_ error: ArchiveStoreError) -> DBusError {
-        DBusError(name: errorPrefix + "Failed", message: error.description)
+    /// Runs a request of the daemon, naming its refusal `org.restored1.Error.*`.
+    @discardableResult
+    static func answering<Result>(_ request: () async throws(AdminError) -> Result) async throws(DBusError) -> Result {
+        do {
+            return try await request()
+        } catch {
+            throw DBusError(name: errorPrefix + error.name, message: error.message)
+        }
+    }
+
+    /// Refuses callers that run as another user, even on the session bus.
+    static func requireOwnUser(_ call: DBusMethodCall) async throws {
+        let uid = try await call.connection.unixUser(of: call.sender ?? "")
+        guard uid == getuid() else {
+            throw DBusError.accessDenied("restored serves only user \(getuid()); the caller runs as user \(uid)")
+        }
     }
 
     static func microseconds(_ date: Date) -> Int64 {

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 public import Logging
 import RestoredArchive
 import RestoredDBus
@@ -78,7 +77,11 @@ public final class Daemon: Service {
         let (inhibitor, power) = await startPowerEvents()
         // Serve the object before owning the name: calls queued by D-Bus
         // activation arrive as soon as the name is ours.
-        let admin = AdminInterface(daemon: self, inhibitor: inhibitor, connection: session)
+        let control = DaemonControl(
+            registry: registry, engine: engine, state: state, inhibitor: inhibitor, walkTimeout: configuration.walkTimeout,
+            saveAll: { hosts, trigger, deadline in await self.saveAll(hosts, trigger: trigger, deadline: deadline) }
+        )
+        let admin = AdminInterface(control: control, connection: session)
         session.export(path: Self.objectPath, interfaces: [admin.interface])
         await inhibitor?.observeHeld { held in
             try? session.emitPropertiesChanged(path: Self.objectPath, interface: Self.interface, changed: [("LockHeld", .boolean(held))])
@@ -286,22 +289,5 @@ public final class Daemon: Service {
     /// The apps of `hosts` with a save under way.
     static func unfinished(_ hosts: [AppHost]) -> [String] {
         hosts.filter { $0.saveInProgress != nil }.map(\.appID.rawValue)
-    }
-
-    /// The plugins and app hosts.
-    var apps: AppRegistry { registry }
-    /// What the daemon is doing.
-    var status: DaemonState { state }
-    /// The engine every save and restore goes through.
-    var restorationEngine: RestorationEngine { engine }
-    /// The deadline of a walk asked for now through the admin API.
-    var requestDeadline: ContinuousClock.Instant { .now + configuration.walkTimeout }
-
-    /// Refuses callers that run as another user, even on the session bus.
-    static func requireOwnUser(_ call: DBusMethodCall) async throws {
-        let uid = try await call.connection.unixUser(of: call.sender ?? "")
-        guard uid == getuid() else {
-            throw DBusError.accessDenied("restored serves only user \(getuid()); the caller runs as user \(uid)")
-        }
     }
 }
