@@ -163,17 +163,20 @@ public final class AppHost: @unchecked Sendable {
     /// A crash or hang of the helper leaves the attempt counted (R15).
     public func startRestore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) -> Task<RestorationReport, Never> {
         progress.withLock { $0.restores += 1 }
-        let result = OneShot<RestorationReport>()
+        let (result, handOver) = AsyncStream.makeStream(of: RestorationReport.self)
         queue.async {
             // A walk whose plugin never ran (quarantined, helper not
             // started) is no attempt for R15.
             let report = engine.restore(self.appID, mode: mode) { archive in
                 self.plugin.restore(archive, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
             }
-            result.fulfil(report)
+            handOver.yield(report)
+            handOver.finish()
         }
         return Task {
-            let report = await result.value()
+            var reports = result.makeAsyncIterator()
+            // The queue always hands a report over.
+            let report = await reports.next()!
             let activity = AppActivity(report, trigger: trigger)
             self.progress.withLock { progress in
                 progress.restores -= 1

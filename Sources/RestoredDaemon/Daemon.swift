@@ -88,33 +88,56 @@ public final class Daemon: Service {
         }
         try await session.requestName(Self.busName)
 
+        // The daemon's jobs, from now until SIGTERM or SIGINT (through the
+        // group that runs the daemon) or the session manager's Stop: the
+        // watchdog and the power events at once, the session manager's
+        // requests and autosave once the login restore is done. At graceful
+        // shutdown the group ends them in reverse order, each finishing what
+        // it has begun (autosave first, the power events last); then the
+        // daemon saves every app.
+        let (ready, readiness) = AsyncStream<Void>.makeStream()
+        var firstJobs: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: WatchdogService(notifier: notifier, ready: ready, logger: logger)),
+        ]
+        if let power {
+            firstJobs.append(.init(service: power, successTerminationBehavior: .ignore))
+        }
+        let jobs = ServiceGroup(configuration: ServiceGroupConfiguration(services: firstJobs, logger: logger))
+        async let jobsEnded: Void = run(jobs)
+
         await waitForLoginRestore(loginRestores)
         state.phase = .running
 
-        let (stopRequests, stop) = AsyncStream<Void>.makeStream()
-        let logout = await followSessionManager(session, stop: stop)
+        let sessionManager = await followSessionManager(session)
 
         let count = registry.hosts.count
         try? notifier.ready(status: "Watching \(count) app\(count == 1 ? "" : "s")")
-        let watchdog = Task { [notifier] in try? await notifier.runWatchdog() }
-        let autosave = configuration.autosaveInterval.map { interval in
-            Task { await self.autosave(every: interval) }
-        }
+        readiness.yield()
 
-        // Until SIGTERM/SIGINT, or the session manager's Stop.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await gracefulShutdown() }
-            group.addTask { for await _ in stopRequests { return } }
-            await group.next()
-            group.cancelAll()
+        if let sessionManager {
+            await jobs.addServiceUnlessShutdown(.init(service: sessionManager, successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        logout?.cancel()
-        autosave?.cancel()
+        if let interval = configuration.autosaveInterval {
+            let autosave = AutosaveService(
+                interval: interval, registry: registry, engine: engine, walkTimeout: configuration.walkTimeout,
+                logger: logger, isPaused: { self.logoutStart.withLock { $0 } != nil }
+            )
+            await jobs.addServiceUnlessShutdown(.init(service: autosave))
+        }
+        await jobsEnded
+
         await saveBeforeStopping()
         registry.stopAll()
-        power?.cancel()
-        watchdog.cancel()
         await inhibitor?.release()
+    }
+
+    /// Runs the daemon's jobs until they end.
+    private func run(_ jobs: ServiceGroup) async {
+        do {
+            try await jobs.run()
+        } catch {
+            logger.error("a job of the daemon failed (\(error)); saving every app and stopping")
+        }
     }
 
     /// The save at SIGTERM, SIGINT or Stop, inside systemd's stop timeout.
@@ -171,8 +194,9 @@ public final class Daemon: Service {
         }
     }
 
-    /// Takes logind's delay lock and saves on its events; nil when logind is not there.
-    private func startPowerEvents() async -> (LogindInhibitor?, Task<Void, Never>?) {
+    /// The delay lock and the job that saves on logind's events; nil when
+    /// logind is not there.
+    private func startPowerEvents() async -> (LogindInhibitor?, PowerEventService?) {
         guard let system = try? await DBusConnection.connect(to: configuration.systemBus),
               await system.owner(of: LogindInhibitor.busName) != nil
         else {
@@ -189,17 +213,13 @@ public final class Daemon: Service {
             return (nil, nil)
         }
         state.logindReachable = true
-        let task = Task {
-            await coordinator.run(events)
-            withExtendedLifetime(system) {}
-        }
-        return (inhibitor, task)
+        return (inhibitor, PowerEventService(coordinator: coordinator, events: events, systemBus: system))
     }
 
-    /// Registers with the session manager, answers its requests (saving every
-    /// app before answering EndSession) and yields to `stop` on its Stop.
-    /// Nil when there is no session manager: logout then comes as SIGTERM.
-    private func followSessionManager(_ session: DBusConnection, stop: AsyncStream<Void>.Continuation) async -> Task<Void, Never>? {
+    /// Registers with the session manager and returns the job that answers
+    /// its requests, saving every app before answering EndSession. Nil when
+    /// there is no session manager: logout then comes as SIGTERM.
+    private func followSessionManager(_ session: DBusConnection) async -> SessionManagerService? {
         let client = SessionManagerClient(connection: session, startupID: startupID, logger: logger)
         let requests: AsyncStream<SessionManagerClient.Request>
         do {
@@ -213,58 +233,24 @@ public final class Daemon: Service {
             return nil
         }
         state.sessionManagerRegistered = true
-        let logger = self.logger
-        return Task {
-            for await request in requests {
-                switch request {
-                case .queryEndSession:
-                    try? await client.respond()
-                case .endSession:
-                    // The session manager waits ten seconds for the answer.
-                    let hosts = self.registry.hosts
-                    self.logoutStart.withLock { $0 = Date() }
-                    let deadline = ContinuousClock.now + .seconds(8)
-                    let finished = await Deadline.race(deadline: deadline) {
-                        await self.saveAll(hosts, trigger: .logout, deadline: deadline)
-                    }
-                    if !finished {
-                        logger.error("saving at logout took longer than 8 s; answering the session manager anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
-                    }
-                    try? await client.respond()
-                case .cancelEndSession:
-                    self.logoutStart.withLock { $0 = nil }
-                    logger.info("the session manager called off the logout")
-                case .stop:
-                    stop.yield(())
-                }
-            }
-        }
+        return SessionManagerService(
+            client: client, requests: requests, logger: logger,
+            endSession: { await self.saveAtLogout() },
+            cancelEndSession: { self.logoutStart.withLock { $0 = nil } }
+        )
     }
 
-    /// Every `interval`, saves the apps whose state changed; an idle desktop
-    /// causes no writes. Apps with a save or restore under way are left to
-    /// it, and nothing is autosaved between EndSession and the stop (apps
-    /// quitting must not overwrite what the logout saved).
-    private func autosave(every interval: Duration) async {
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: interval)
-            } catch {
-                return
-            }
-            if logoutStart.withLock({ $0 }) != nil {
-                logger.debug("autosave: paused while the session ends")
-                continue
-            }
-            await withTaskGroup(of: Void.self) { group in
-                for host in registry.hosts where host.saveInProgress == nil && !host.isRestoring {
-                    group.addTask { [engine, logger, configuration] in
-                        if await host.autosave(using: engine, deadline: .now + configuration.walkTimeout) == nil {
-                            logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"])
-                        }
-                    }
-                }
-            }
+    /// The save at the session manager's EndSession, which waits ten seconds
+    /// for the answer.
+    private func saveAtLogout() async {
+        let hosts = registry.hosts
+        logoutStart.withLock { $0 = Date() }
+        let deadline = ContinuousClock.now + .seconds(8)
+        let finished = await Deadline.race(deadline: deadline) {
+            await self.saveAll(hosts, trigger: .logout, deadline: deadline)
+        }
+        if !finished {
+            logger.error("saving at logout took longer than 8 s; answering the session manager anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
         }
     }
 

@@ -38,7 +38,7 @@ public actor PowerEventCoordinator {
     }
 
     /// Takes the lock and handles `events` until they end.
-    public func run(_ events: AsyncStream<LogindEvent>) async {
+    public func run(_ events: some AsyncSequence<LogindEvent, Never>) async {
         await takeLock()
         for await event in events { await handle(event) }
     }
