@@ -8,8 +8,11 @@ import Testing
     static let path = "/org/restored/test/Calculator"
     static let interface = "org.restored.test.Calculator"
 
-    /// A server exporting a test object, and a client.
-    static func pair(on bus: PrivateBus, counter: Counter = Counter()) async throws -> (server: DBusConnection, client: DBusConnection) {
+    /// A server exporting a test object, and a client; `sleeping` hears of
+    /// each `Sleep` call as it begins.
+    static func pair(
+        on bus: PrivateBus, counter: Counter = Counter(), sleeping: AsyncStream<Void>.Continuation? = nil
+    ) async throws -> (server: DBusConnection, client: DBusConnection) {
         let server = try await bus.connect()
         try await server.requestName("org.restored.test")
         server.export(path: path, interfaces: [
@@ -20,6 +23,7 @@ import Testing
                 },
                 .init("Fail") { _ in throw DBusError(name: "org.restored.test.Error.Nope", message: "no, because") },
                 .init("Sleep") { _ in
+                    sleeping?.yield()
                     try await Task.sleep(for: .seconds(2))
                     return []
                 },
@@ -207,12 +211,14 @@ import Testing
     @Test("Closing the connection fails the calls under way and later ones, and ends new subscriptions")
     func closeWithCallsUnderWay() async throws {
         let bus = try await PrivateBus.start()
-        let (server, client) = try await Self.pair(on: bus)
+        let (sleeping, sleepBegins) = AsyncStream<Void>.makeStream()
+        let (server, client) = try await Self.pair(on: bus, sleeping: sleepBegins)
         defer { server.close() }
         let slow = Task {
             try await client.call(destination: "org.restored.test", path: Self.path, interface: Self.interface, member: "Sleep", timeout: .seconds(60))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // The call is under way once the server has it.
+        for await _ in sleeping { break }
         client.close()
         await #expect(throws: DBusError.self) { _ = try await slow.value }
         await #expect(throws: DBusError.self) {
