@@ -41,6 +41,7 @@ let package = Package(
         .library(name: "TestPluginWrongABI", type: .dynamic, targets: ["TestPluginWrongABI"]),
         .library(name: "TestPluginInvalidAppID", type: .dynamic, targets: ["TestPluginInvalidAppID"]),
         .library(name: "TestPluginNoSymbol", type: .dynamic, targets: ["TestPluginNoSymbol"]),
+        .library(name: "TestPluginCrashOnLoad", type: .dynamic, targets: ["TestPluginCrashOnLoad"]),
         .library(name: "TestPluginMissingCallback", type: .dynamic, targets: ["TestPluginMissingCallback"]),
         .library(name: "TestFaultyPlugin", type: .dynamic, targets: ["TestFaultyPlugin"]),
     ],
@@ -143,6 +144,8 @@ let package = Package(
                 "RestoredDBus",
                 "RestoredArchive",
                 "RestoredEngine",
+                "RestoredHostProtocol",
+                "RestoredPluginHosting",
                 .product(name: "RestorationKit", package: "SDK"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -272,6 +275,10 @@ let package = Package(
         .target(
             name: "TestPluginNoSymbol",
             path: "Tests/Plugins/TestPluginNoSymbol"
+        ),
+        .target(
+            name: "TestPluginCrashOnLoad",
+            path: "Tests/Plugins/TestPluginCrashOnLoad"
         ),
         .target(
             name: "TestPluginMissingCallback",

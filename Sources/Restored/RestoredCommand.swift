@@ -63,7 +63,7 @@ struct RestoredCommand: AsyncParsableCommand {
         guard pluginMemoryLimit >= 0 else {
             throw ValidationError("--plugin-memory-limit takes a number of MiB, 0 or more")
         }
-        let hostExecutable = pluginHost.map { FilePath($0) } ?? Self.defaultPluginHost()
+        let hostExecutable = pluginHost.map { FilePath($0) } ?? PluginHost.Configuration.installedExecutable()
         guard access(hostExecutable.string, X_OK) == 0 else {
             throw ValidationError("the plugin host \(hostExecutable.string) cannot be run; install restored completely (scripts/install) or name it with --plugin-host")
         }
@@ -92,18 +92,5 @@ struct RestoredCommand: AsyncParsableCommand {
             logger: logger
         )
         try await ServiceGroup(configuration: group).run()
-    }
-
-    /// `PREFIX/libexec/restored/restored-plugin-host` for `PREFIX/bin/restored`;
-    /// beside restored in a build directory.
-    static func defaultPluginHost() -> FilePath {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let executable = length > 0
-            ? FilePath(String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            : FilePath(CommandLine.arguments[0])
-        let directory = executable.removingLastComponent()
-        let installed = directory.removingLastComponent().appending("libexec/restored/restored-plugin-host")
-        return access(installed.string, X_OK) == 0 ? installed : directory.appending("restored-plugin-host")
     }
 }

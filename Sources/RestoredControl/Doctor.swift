@@ -2,19 +2,27 @@ import Glibc
 import Logging
 import RestoredArchive
 import RestoredDBus
+import Dispatch
 import RestoredEngine
+import RestoredHostProtocol
+import RestoredPluginHosting
 public import SystemPackage
 
 /// The checks of `restored-ctl doctor`, each with a remedy.
 public struct Doctor: Sendable {
     private let environment: [String: String]
     private let stateDirectory: FilePath?
+    private let pluginHost: FilePath
 
     /// A doctor for this environment; `stateDirectory` overrides where the
-    /// archives are looked for.
-    public init(environment: [String: String], stateDirectory: FilePath?) {
+    /// archives are looked for. Each plugin is tried in a helper process
+    /// (`pluginHost`, by default the installed one) as restored runs it, never
+    /// loaded into restored-ctl: a plugin that crashes while it loads is
+    /// reported, not fatal.
+    public init(environment: [String: String], stateDirectory: FilePath?, pluginHost: FilePath? = nil) {
         self.environment = environment
         self.stateDirectory = stateDirectory
+        self.pluginHost = pluginHost ?? PluginHost.Configuration.installedExecutable()
     }
 
     /// Runs every check, in the order a user would fix them.
@@ -49,7 +57,7 @@ public struct Doctor: Sendable {
         }
         checks.append(await logindCheck(status: status))
         checks += stateDirectoryChecks(status.map { FilePath($0.stateDirectory) })
-        checks += pluginChecks()
+        checks += await pluginChecks()
         return checks
     }
 
@@ -111,10 +119,10 @@ public struct Doctor: Sendable {
         return [DoctorCheck("state directory", .ok, "\(directory): yours, private (0700 directories, 0600 files)")]
     }
 
-    private func pluginChecks() -> [DoctorCheck] {
+    private func pluginChecks() async -> [DoctorCheck] {
         let directories = PluginLoader.searchPath(environment: environment)
-        let quiet = Logger(label: "restored-ctl") { _ in SwiftLogNoOpLogHandler() }
-        let catalog = PluginLoader(directories: directories).load(logger: quiet)
+        let candidates = PluginLoader(directories: directories).candidates()
+        let starts = await start(candidates.filter { $0.refusal == nil }.map(\.file))
         var checks: [DoctorCheck] = []
         for directory in directories {
             var status = stat()
@@ -122,20 +130,55 @@ public struct Doctor: Sendable {
                 checks.append(DoctorCheck("plugin directory \(directory)", .ok, "absent (nothing to load here)"))
                 continue
             }
-            let loaded = catalog.plugins.filter { $0.file.removingLastComponent() == directory }
-            let refused = catalog.refusals.filter { $0.file.removingLastComponent() == directory }
+            let here = candidates.filter { $0.file.removingLastComponent() == directory }
+            var rows: [DoctorCheck] = []
+            var loaded = 0
+            for candidate in here {
+                if let refusal = candidate.refusal {
+                    rows.append(DoctorCheck("plugin \(candidate.file)", .failed, "refused", remedy: refusal.description))
+                    continue
+                }
+                switch starts[candidate.file] {
+                case .success(let identity):
+                    loaded += 1
+                    rows.append(DoctorCheck("plugin \(candidate.file)", .ok, "loads in its plugin host; serves \(identity.appID) (ABI \(identity.abiVersion))"))
+                case .failure(.refused(let reason)):
+                    rows.append(DoctorCheck("plugin \(candidate.file)", .failed, "refused", remedy: PluginRefusal(file: candidate.file, reason: reason).description))
+                case .failure(.fault(let fault)):
+                    rows.append(DoctorCheck(
+                        "plugin \(candidate.file)", .failed, "cannot be loaded: \(fault)",
+                        remedy: "fix or rebuild the plugin, or remove it; restored refuses it the same way"
+                    ))
+                case nil:
+                    continue
+                }
+            }
             if status.st_mode & 0o022 != 0 {
                 checks.append(DoctorCheck("plugin directory \(directory)", .failed, "others can write to it (mode \(String(status.st_mode & 0o777, radix: 8))); its plugins are refused", remedy: "chmod go-w \(directory)"))
             } else {
-                checks.append(DoctorCheck("plugin directory \(directory)", .ok, "\(loaded.count) plugin\(loaded.count == 1 ? "" : "s") load, \(refused.count) refused"))
+                checks.append(DoctorCheck("plugin directory \(directory)", .ok, "\(loaded) plugin\(loaded == 1 ? "" : "s") load, \(here.count - loaded) refused"))
             }
-            for plugin in loaded {
-                checks.append(DoctorCheck("plugin \(plugin.file)", .ok, "loads; serves \(plugin.appID) (ABI \(plugin.abiVersion))"))
-            }
-            for refusal in refused {
-                checks.append(DoctorCheck("plugin \(refusal.file)", .failed, "refused", remedy: refusal.description))
-            }
+            checks += rows
         }
         return checks
+    }
+
+    /// Starts a plugin host for each of `files`, as restored does, notes what
+    /// each says and stops it. Spawning and waiting block: they run off the
+    /// task pool.
+    private func start(_ files: [FilePath]) async -> [FilePath: Result<PluginIdentity, PluginStartFailure>] {
+        let quiet = Logger(label: "restored-ctl") { _ in SwiftLogNoOpLogHandler() }
+        let configuration = PluginHost.Configuration(executable: pluginHost, environment: environment, logLevel: .critical)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var results: [FilePath: Result<PluginIdentity, PluginStartFailure>] = [:]
+                for file in files {
+                    let host = PluginHost(file: file, configuration: configuration, logger: quiet)
+                    results[file] = host.start()
+                    host.stop()
+                }
+                continuation.resume(returning: results)
+            }
+        }
     }
 }
