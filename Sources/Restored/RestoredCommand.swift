@@ -72,12 +72,14 @@ struct RestoredCommand: AsyncParsableCommand {
         }
         SystemdLogHandler.bootstrap(logLevel: level, environment: environment)
         let logger = Logger(label: "restored")
+        let archives = stateDirectory.map { FilePath($0) } ?? ArchiveStore.defaultDirectory(environment: environment)
         let configuration = DaemonConfiguration(
             pluginDirectories: pluginDirectories.isEmpty ? PluginLoader.searchPath(environment: environment) : pluginDirectories.map { FilePath($0) },
-            stateDirectory: stateDirectory.map { FilePath($0) } ?? ArchiveStore.defaultDirectory(environment: environment),
+            stateDirectory: archives,
             appOptions: try AppOptions.parse(options),
             pluginHost: PluginHost.Configuration(
-                executable: hostExecutable, environment: environment, logLevel: level, memoryLimit: UInt64(pluginMemoryLimit) << 20
+                executable: hostExecutable, environment: environment, logLevel: level, memoryLimit: UInt64(pluginMemoryLimit) << 20,
+                quarantineRecord: QuarantineRecord(path: archives.appending("quarantined-plugins.json"), logger: logger)
             ),
             autosaveInterval: autosaveInterval > 0 ? .seconds(autosaveInterval) : nil,
             walkTimeout: .seconds(walkTimeout)

@@ -129,7 +129,12 @@ public final class AppRegistry: Sendable {
                 continue
             }
             guard let (plugin, result) = started[file] else { continue }
-            switch result {
+            // A plugin quarantined before restored started is listed with the
+            // identity it had, quarantined, until its file changes.
+            let outcome = result.flatMapError { failure -> Result<PluginIdentity, PluginStartFailure> in
+                if case .fault(.quarantined) = failure, let identity = plugin.identity { .success(identity) } else { .failure(failure) }
+            }
+            switch outcome {
             case .success(let identity):
                 if let first = hosts.first(where: { $0.appID == identity.appID }) {
                     plugin.stop()
@@ -145,6 +150,10 @@ public final class AppRegistry: Sendable {
                 }
                 hosts.append(host)
                 added.append(identity.appID)
+                if let quarantine = plugin.quarantineReason {
+                    logger.warning("\(file.string) (\(identity.appID)) stays quarantined: \(quarantine); it is started again once the file changes", metadata: ["app": "\(identity.appID)"])
+                    continue
+                }
                 logger.info("loaded plugin \(file.string) for \(identity.appID) in plugin host \(host.plugin.pid.map(String.init) ?? "?")", metadata: ["app": "\(identity.appID)"])
             case .failure(.refused(let reason)):
                 let refusal = PluginRefusal(file: file, reason: reason)

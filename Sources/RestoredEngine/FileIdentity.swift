@@ -4,7 +4,7 @@ public import SystemPackage
 /// Which file a path names, and its version: device, inode and modification
 /// time, following symbolic links. Two readings differ when the file was
 /// replaced or rewritten in between.
-public struct FileIdentity: Hashable, Sendable {
+public struct FileIdentity: Hashable, Sendable, Codable {
     let device: UInt64
     let inode: UInt64
     let modifiedSeconds: Int

@@ -37,13 +37,15 @@ public final class PluginHost: Sendable {
         /// The most memory a helper's data may take (`RLIMIT_DATA`), in
         /// bytes; a plugin that leaks without bound fails there, not the machine.
         public var memoryLimit: UInt64
+        /// Where quarantines are kept across restarts; nil keeps them in memory.
+        public var quarantineRecord: QuarantineRecord?
 
         /// Creates a configuration; the environment loses systemd's
         /// variables meant for restored alone (NOTIFY_SOCKET, WATCHDOG_*, LISTEN_*).
         public init(
             executable: FilePath, environment: [String: String], logLevel: Logger.Level = .info,
             engine: EngineConfiguration = EngineConfiguration(), startTimeout: Duration = .seconds(10), quarantineAfter: Int = 3,
-            memoryLimit: UInt64 = 1 << 30
+            memoryLimit: UInt64 = 1 << 30, quarantineRecord: QuarantineRecord? = nil
         ) {
             self.executable = executable
             self.environment = environment.filter { key, _ in
@@ -54,6 +56,7 @@ public final class PluginHost: Sendable {
             self.startTimeout = startTimeout
             self.quarantineAfter = quarantineAfter
             self.memoryLimit = memoryLimit
+            self.quarantineRecord = quarantineRecord
         }
     }
 
@@ -89,10 +92,20 @@ public final class PluginHost: Sendable {
     }
 
     /// Creates the host of `file`; nothing runs until ``start()`` or a walk.
+    /// A file in the configuration's quarantine record starts quarantined,
+    /// with the identity it had.
     public init(file: FilePath, configuration: Configuration, logger: Logger) {
         self.file = file
         self.configuration = configuration
         self.logger = logger
+        if let entry = configuration.quarantineRecord?.entry(for: file) {
+            state.withLock { state in
+                state.quarantine = (entry.fileIdentity, entry.reason)
+                state.identity = entry.identity
+                state.fileIdentity = entry.fileIdentity
+                state.consecutiveFaults = configuration.quarantineAfter
+            }
+        }
     }
 
     /// The app's options, handed to the plugin's `create` at the first walk
@@ -144,6 +157,7 @@ public final class PluginHost: Sendable {
         if let quarantine {
             return .failure(.fault(.quarantined(since: quarantine)))
         }
+        configuration.quarantineRecord?.remove(file)
         let process: HelperProcess
         do {
             process = try HelperProcess.spawn(executable: configuration.executable, plugin: file, environment: configuration.environment)
@@ -317,6 +331,12 @@ public final class PluginHost: Sendable {
             guard state.consecutiveFaults >= configuration.quarantineAfter else { return false }
             state.quarantine = (FileIdentity(of: file), "its plugin host failed in \(state.consecutiveFaults) walks in a row, the last time: \(fault)")
             return true
+        }
+        if quarantined, let record = configuration.quarantineRecord {
+            let (quarantine, identity) = state.withLock { ($0.quarantine, $0.identity) }
+            if let quarantine, let fileIdentity = quarantine.file {
+                record.add(file, fileIdentity: fileIdentity, identity: identity, reason: quarantine.reason)
+            }
         }
         if quarantined {
             logger.error("\(appName): quarantined: \(file.string) failed in \(configuration.quarantineAfter) walks in a row (the last: \(fault)); it is not started again until the file changes", metadata: metadata)

@@ -61,6 +61,18 @@ import Testing
         #expect(try await admin.apps()[Self.faulty]?["PluginHostPid"] == .uint32(0))
         #expect(try await admin.apps()[Self.faulty]?["LastDetail"]?.stringValue?.contains("quarantined") == true)
 
+        // The quarantine outlives restored: started again, restored lists the
+        // plugin as quarantined and starts no plugin host for it.
+        #expect(await daemon.terminated() == 0)
+        #expect(FileManager.default.fileExists(atPath: environment.state + "/quarantined-plugins.json"))
+        let restarted = try environment.startDaemon(log: "restored-again.log", arguments: ["--autosave-interval", "0", "--option", "\(Self.faulty):fault=segfault"])
+        _ = try await environment.waitForNotify("READY=1")
+        let again = try await admin.call("ListPlugins").first?.arrayValue?.first { $0.structureValue?.first?.stringValue?.hasSuffix("libTestFaultyPlugin.so") == true }
+        #expect(again?.structureValue?[1].stringValue == Self.faulty)
+        #expect(again?.structureValue?[3].stringValue?.hasPrefix("quarantined: its plugin host failed in 3 walks in a row") == true)
+        #expect(try await admin.apps()[Self.faulty]?["PluginHostPid"] == .uint32(0))
+        #expect(!environment.log("restored-again.log").contains("loaded plugin \(environment.plugins)/libTestFaultyPlugin.so"))
+
         // A new build of the file lifts the quarantine.
         let link = environment.plugins + "/libTestFaultyPlugin.so"
         try FileManager.default.removeItem(atPath: link)
@@ -68,7 +80,7 @@ import Testing
         let lifted = try await admin.call("ListPlugins").first?.arrayValue?.first { $0.structureValue?.first?.stringValue == link }
         #expect(lifted?.structureValue?[3].stringValue == "loaded; the file changed since: its next save starts the new build")
         #expect(try await admin.call("Save", [.strings(["org.example.Notes"])]) == [.uint32(1)])
-        #expect(await daemon.terminated() == 0)
+        #expect(await restarted.terminated() == 0)
     }
 
     /// Each misbehaviour of the faulty plugin, and the start of what restored reports for it.
