@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 public import Logging
 import RestoredArchive
 public import RestoredEngine
@@ -51,7 +52,9 @@ public final class QuarantineRecord: Sendable {
         self.path = path
         self.logger = logger
         var entries: [String: Entry] = [:]
-        if let data = try? Data(contentsOf: URL(filePath: path.string)) {
+        // Most of the time there is no record: asked first without Foundation,
+        // an idle restored does not page in its file and JSON code for nothing.
+        if access(path.string, F_OK) == 0, let data = try? Data(contentsOf: URL(filePath: path.string)) {
             do {
                 for entry in try JSONDecoder().decode([Entry].self, from: data) { entries[entry.file] = entry }
             } catch {
