@@ -112,8 +112,9 @@ import Testing
     }
 
     /// Waits until `condition` holds; a generous limit only stops a test that
-    /// would otherwise hang (it is no speed requirement).
-    static func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
+    /// would otherwise hang (it is no speed requirement: under the full
+    /// suite on two cores, python3-dbusmock has been seen to answer 20 s late).
+    static func eventually(within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + limit
         while try await !condition() {
             guard ContinuousClock.now < deadline else {
