@@ -77,6 +77,7 @@ struct RestoredCommand: AsyncParsableCommand {
             pluginDirectories: pluginDirectories.isEmpty ? PluginLoader.searchPath(environment: environment) : pluginDirectories.map { FilePath($0) },
             stateDirectory: archives,
             appOptions: try AppOptions.parse(options),
+            optionDirectories: AppOptionsFile.directories(environment: environment),
             pluginHost: PluginHost.Configuration(
                 executable: hostExecutable, environment: environment, logLevel: level, memoryLimit: UInt64(pluginMemoryLimit) << 20,
                 quarantineRecord: QuarantineRecord(path: archives.appending("quarantined-plugins.json"), logger: logger)

@@ -27,7 +27,8 @@ public final class AppRegistry: Sendable {
     }
 
     private let loader: PluginLoader
-    private let options: [AppID: [String: String]]
+    /// The plugins' options, read again at every reload.
+    private let options: @Sendable () -> [AppID: [String: String]]
     private let hostConfiguration: PluginHost.Configuration
     private let logger: Logger
     private let state = Mutex(State())
@@ -44,7 +45,7 @@ public final class AppRegistry: Sendable {
     }
 
     /// Creates an empty registry; ``reload()`` starts the plugin hosts.
-    public init(loader: PluginLoader, options: [AppID: [String: String]], hostConfiguration: PluginHost.Configuration, logger: Logger) {
+    public init(loader: PluginLoader, options: @escaping @Sendable () -> [AppID: [String: String]], hostConfiguration: PluginHost.Configuration, logger: Logger) {
         self.loader = loader
         self.options = options
         self.hostConfiguration = hostConfiguration
@@ -92,6 +93,7 @@ public final class AppRegistry: Sendable {
 
     /// On `reloadQueue`, the only place that changes `state`.
     private func reloadOnQueue() -> ReloadResult {
+        let options = self.options()
         let previous = state.withLock { $0.hosts }
         let candidates = loader.candidates()
         let kept = Dictionary(previous.map { ($0.plugin.file, $0) }, uniquingKeysWith: { first, _ in first })
@@ -124,6 +126,11 @@ public final class AppRegistry: Sendable {
                 }
                 if running.plugin.hasChangedOnDisk, case .success = running.plugin.start() {
                     logger.notice("\(running.appID): \(file.string) changed; a new plugin host runs the new build", metadata: ["app": "\(running.appID)"])
+                }
+                let newOptions = options[running.appID] ?? [:]
+                if running.plugin.options != newOptions {
+                    running.plugin.options = newOptions
+                    logger.notice("\(running.appID): its options changed; the plugin gets them at its next walk", metadata: ["app": "\(running.appID)"])
                 }
                 hosts.append(running)
                 continue

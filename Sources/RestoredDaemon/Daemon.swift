@@ -53,7 +53,12 @@ public final class Daemon: Service {
         self.startupID = environment["DESKTOP_AUTOSTART_ID"] ?? ""
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
         self.registry = AppRegistry(
-            loader: PluginLoader(directories: configuration.pluginDirectories), options: configuration.appOptions,
+            loader: PluginLoader(directories: configuration.pluginDirectories),
+            options: { [configuration, logger] in
+                let files = AppOptionsFile.load(from: configuration.optionDirectories)
+                for problem in files.problems { logger.error("\(problem)") }
+                return files.options.merging(configuration.appOptions) { file, commandLine in file.merging(commandLine) { _, winner in winner } }
+            },
             hostConfiguration: configuration.pluginHost, logger: logger
         )
     }

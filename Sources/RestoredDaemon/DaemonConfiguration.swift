@@ -1,5 +1,6 @@
 public import RestoredArchive
 public import RestoredDBus
+import RestoredEngine
 public import RestoredPluginHosting
 public import SystemPackage
 
@@ -9,8 +10,13 @@ public struct DaemonConfiguration: Sendable {
     public var pluginDirectories: [FilePath]
     /// Where archives live.
     public var stateDirectory: FilePath
-    /// Options for each app's plugin.
+    /// Options for each app's plugin from the command line (`--option`):
+    /// they win over the configuration files.
     public var appOptions: [AppID: [String: String]]
+    /// Where the configuration files with plugins' options are
+    /// (``AppOptionsFile``), the most important first; read at start and
+    /// at every `ReloadPlugins`.
+    public var optionDirectories: [FilePath]
     /// The bus of the desktop session (the admin API, the session manager).
     public var sessionBus: DBusConnection.Bus
     /// The bus where logind is.
@@ -34,7 +40,7 @@ public struct DaemonConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         pluginDirectories: [FilePath], stateDirectory: FilePath, appOptions: [AppID: [String: String]] = [:],
-        pluginHost: PluginHost.Configuration,
+        optionDirectories: [FilePath] = [], pluginHost: PluginHost.Configuration,
         sessionBus: DBusConnection.Bus = .session, systemBus: DBusConnection.Bus = .system,
         autosaveInterval: Duration? = DaemonConfiguration.defaultAutosaveInterval,
         walkTimeout: Duration = DaemonConfiguration.defaultWalkTimeout
@@ -45,6 +51,7 @@ public struct DaemonConfiguration: Sendable {
         self.pluginDirectories = pluginDirectories
         self.stateDirectory = stateDirectory
         self.appOptions = appOptions
+        self.optionDirectories = optionDirectories
         self.sessionBus = sessionBus
         self.systemBus = systemBus
     }

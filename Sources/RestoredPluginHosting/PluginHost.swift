@@ -89,6 +89,10 @@ public final class PluginHost: Sendable {
         var lastFault: PluginHostFault?
         var quarantine: (file: FileIdentity?, reason: String)?
         var options: [String: String] = [:]
+        /// The running helper created the plugin with other options.
+        var optionsChanged = false
+        /// The running helper has had a walk (and so created the plugin).
+        var processHasWalked = false
     }
 
     /// Creates the host of `file`; nothing runs until ``start()`` or a walk.
@@ -109,10 +113,19 @@ public final class PluginHost: Sendable {
     }
 
     /// The app's options, handed to the plugin's `create` at the first walk
-    /// of each helper; set them once the plugin's app is known.
+    /// of each helper; set them once the plugin's app is known. New options
+    /// end the running helper before the next walk, which starts one that
+    /// creates the plugin with them.
     public var options: [String: String] {
         get { state.withLock { $0.options } }
-        set { state.withLock { $0.options = newValue } }
+        set {
+            state.withLock { state in
+                guard state.options != newValue else { return }
+                state.options = newValue
+                // A helper that has not walked yet creates the plugin with them.
+                state.optionsChanged = state.process != nil && state.processHasWalked
+            }
+        }
     }
 
     deinit {
@@ -173,6 +186,8 @@ public final class PluginHost: Sendable {
             let previous = state.withLock { state in
                 defer {
                     state.process = process
+                    state.optionsChanged = false
+                    state.processHasWalked = false
                     state.instance += 1
                     state.identity = identity
                     state.fileIdentity = fileIdentity
@@ -242,6 +257,7 @@ public final class PluginHost: Sendable {
         case .success(let value): running = value
         case .failure(let fault): return .failure(record(fault))
         }
+        state.withLock { $0.processHasWalked = true }
         switch exchange(request(running.instance), with: running.process, walk: name, deadline: deadline, appID: running.appID) {
         case .success(let reply):
             guard let value = answer(reply, running.instance) else {
@@ -263,12 +279,15 @@ public final class PluginHost: Sendable {
 
     /// The running helper, started (again) when there is none or the file changed.
     private func ensureRunning() -> Result<(process: HelperProcess, instance: UInt64, appID: AppID?), PluginHostFault> {
-        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity) }
+        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity, state.optionsChanged) }
         if let process = current.0 {
-            if process.reapIfExited() == nil, FileIdentity(of: file) == current.3 {
+            if process.reapIfExited() == nil, FileIdentity(of: file) == current.3, !current.4 {
                 return .success((process, current.1, current.2?.appID))
             }
-            if let ending = process.ending {
+            if current.4, process.ending == nil {
+                logger.notice("\(appName): its options changed; starting a new plugin host with them", metadata: metadata)
+                Self.end(process)
+            } else if let ending = process.ending {
                 logger.warning("\(appName): its plugin host had ended between walks (\(Self.describe(ending))); starting it again", metadata: metadata)
             } else {
                 logger.notice("\(appName): the plugin file \(file.string) changed; starting a new plugin host for it", metadata: metadata)

@@ -21,7 +21,7 @@ import Testing
     /// deeper per call, until the stack of a long-running daemon overflowed).
     @Test func theActivityHandlerIsCalledAtTheSameDepthEveryTime() throws {
         let registry = AppRegistry(
-            loader: PluginLoader(directories: []), options: [:],
+            loader: PluginLoader(directories: []), options: { [:] },
             hostConfiguration: PluginHost.Configuration(executable: "/nonexistent", environment: [:]),
             logger: Logger(label: "test")
         )

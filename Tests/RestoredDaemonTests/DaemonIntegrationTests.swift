@@ -42,6 +42,9 @@ import Testing
             // a datagram socket queues few messages.
             environment["WATCHDOG_USEC"] = "60000000"
             environment.removeValue(forKey: "JOURNAL_STREAM")
+            // The test's own configuration directories, never the user's.
+            environment["XDG_CONFIG_HOME"] = configuration
+            environment["XDG_CONFIG_DIRS"] = bus.directory.path + "/config-system"
             environment.merge(overrides) { _, new in new }
             return try ChildProcess(
                 BuildProducts.executable("restored"),
@@ -62,6 +65,15 @@ import Testing
         }
 
         var archive: String { state + "/org.example.Notes/archive" }
+
+        /// `XDG_CONFIG_HOME` of the daemons started here.
+        var configuration: String { bus.directory.path + "/config" }
+
+        /// Writes `text` as the plugins' options file in `XDG_CONFIG_HOME`.
+        func writeOptions(_ text: String) throws {
+            try FileManager.default.createDirectory(atPath: configuration + "/restored", withIntermediateDirectories: true)
+            try text.write(toFile: configuration + "/restored/restored.conf", atomically: true, encoding: .utf8)
+        }
 
         /// Puts the built plugin `product` in the plugin directory.
         func addPlugin(_ product: String) throws {
