@@ -56,6 +56,7 @@ let package = Package(
         // C shims and system libraries.
         .target(name: "CRestoredSupport"),
         .target(name: "CRestoredHostSupport"),
+        .target(name: "CRestoredLaunchSupport"),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
@@ -109,6 +110,15 @@ let package = Package(
                 "RestoredArchive",
                 "CRestoredHostSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "RestoredLaunch",
+            dependencies: [
+                "RestoredDBus",
+                "CRestoredLaunchSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift
@@ -323,6 +333,16 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["Expected"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "RestoredLaunchTests",
+            dependencies: [
+                "RestoredLaunch",
+                "RestoredDBus",
+                "RestoredTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -13,7 +13,7 @@ public final class DBusMock {
 
     /// Starts `python3 -m dbusmock` with `arguments` on `bus` (as both the
     /// session and system bus) and waits until it owns `name`.
-    public static func start(name: String, arguments: [String], on bus: PrivateBus, log: String) async throws -> DBusMock {
+    public static func start(name: String, arguments: [String], on bus: PrivateBus, log: String, environment extra: [String: String] = [:]) async throws -> DBusMock {
         let python = "/usr/bin/python3"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw PrivateBusError("\(python) is missing: install the Debian package python3-dbusmock (scripts/setup does)")
@@ -21,6 +21,7 @@ public final class DBusMock {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        environment.merge(extra) { _, new in new }
         let process = try ChildProcess(python, ["-m", "dbusmock"] + arguments, environment: environment, log: bus.directory.appendingPathComponent(log).path)
         let control = try await bus.connect()
         let deadline = ContinuousClock.now + .seconds(30)

@@ -1,0 +1,172 @@
+import CRestoredLaunchSupport
+import Glibc
+public import RestoredDBus
+import SystemPackage
+
+/// Starts programs for the user outside restored's sandbox.
+///
+/// restored runs under a seccomp filter, `NoNewPrivileges` and
+/// `MemoryDenyWriteExecute` in a cgroup of its own, and every process it
+/// forks keeps all of that, even when moved to another cgroup. So a program
+/// restored brings back (a tmux server, an app) is started by the user's
+/// service manager: a transient service through `org.freedesktop.systemd1`
+/// on the session bus (`StartTransientUnit`, `Type=exec` in `app.slice`,
+/// collected once it ends), which is what `systemd-run --user` does. The
+/// launch is done when the manager's job is: the program was executed.
+///
+/// When no user manager answers (no systemd, a bare session), the program
+/// is started detached by this process (a new session, standard streams on
+/// `/dev/null`, no inherited descriptor, reparented away); it then keeps
+/// restored's sandbox and cgroup, and ends with them at logout.
+public struct UserUnitLauncher: Sendable {
+    /// The user manager's bus name.
+    public static let managerName = "org.freedesktop.systemd1"
+    /// Its manager object.
+    public static let managerPath = "/org/freedesktop/systemd1"
+    /// Its manager interface.
+    public static let managerInterface = "org.freedesktop.systemd1.Manager"
+
+    private let connection: DBusConnection?
+    private let environment: [String: String]
+    private let jobTimeout: Duration
+
+    /// A launcher using the user manager on `connection` (the session bus),
+    /// or only detached starts with none; `environment` is the base of a
+    /// detached start's and gives `PATH`.
+    public init(connection: DBusConnection?, environment: [String: String], jobTimeout: Duration = .seconds(20)) {
+        self.connection = connection
+        self.environment = environment
+        self.jobTimeout = jobTimeout
+    }
+
+    /// Starts `request`; by the user manager when one answers.
+    public func launch(_ request: LaunchRequest) async throws(LaunchError) -> LaunchResult {
+        guard let name = request.command.first else { throw LaunchError("\(request.unitName): no command to start") }
+        let path = try resolve(name, extraPath: request.environment["PATH"])
+        if let connection, await connection.owner(of: Self.managerName) != nil {
+            try await startUnit(request, executable: path, on: connection)
+            return .unit(request.unitName)
+        }
+        return .detached(pid: try spawnDetached(request, executable: path))
+    }
+
+    /// The absolute path of `program`: itself when it has a `/`, else the
+    /// first executable of that name in `PATH`.
+    func resolve(_ program: String, extraPath: String?) throws(LaunchError) -> String {
+        if program.contains("/") {
+            guard program.hasPrefix("/"), access(program, X_OK) == 0 else {
+                throw LaunchError("\(program) cannot be run (it must be an absolute path to an executable)")
+            }
+            return program
+        }
+        let path = extraPath ?? environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where directory.hasPrefix("/") {
+            let candidate = "\(directory)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw LaunchError("\(program) is not installed (not found in PATH=\(path))")
+    }
+
+    private func startUnit(_ request: LaunchRequest, executable: String, on connection: DBusConnection) async throws(LaunchError) {
+        // The manager sends job signals only once a client subscribed.
+        _ = try? await connection.call(destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "Subscribe")
+        let jobs: AsyncStream<DBusMessage>
+        do {
+            jobs = try await connection.signals(matching: DBusMatchRule(
+                sender: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "JobRemoved"
+            ))
+        } catch {
+            throw LaunchError("cannot follow the user manager's jobs (\(error.message)); \(request.unitName) is not started")
+        }
+        var properties: [(String, DBusValue)] = [
+            ("Description", .string(request.description)),
+            ("ExecStart", .array(elementSignature: "(sasb)", [.structure([.string(executable), .strings(request.command), .boolean(false)])])),
+            ("Type", .string("exec")),
+            ("Slice", .string("app.slice")),
+            ("CollectMode", .string("inactive-or-failed")),
+        ]
+        if let directory = request.workingDirectory {
+            properties.append(("WorkingDirectory", .string(directory.string)))
+        }
+        if !request.environment.isEmpty {
+            properties.append(("Environment", .strings(request.environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })))
+        }
+        let job: String
+        do {
+            let reply = try await connection.call(
+                destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "StartTransientUnit",
+                arguments: [
+                    .string(request.unitName), .string("fail"),
+                    .array(elementSignature: "(sv)", properties.map { .structure([.string($0.0), .variant($0.1)]) }),
+                    .array(elementSignature: "(sa(sv))", []),
+                ]
+            )
+            guard let path = reply.first?.stringValue else { throw LaunchError("the user manager gave no job for \(request.unitName)") }
+            job = path
+        } catch let error as LaunchError {
+            throw error
+        } catch {
+            throw LaunchError("the user manager refused to start \(request.unitName): \(error)")
+        }
+        // JobRemoved(id, job, unit, result): "done" once the program was executed.
+        let result = await Self.first(of: jobs, within: jobTimeout) { signal in
+            guard let arguments = try? signal.arguments(), arguments.count == 4, arguments[1].stringValue == job else { return nil }
+            return arguments[3].stringValue ?? ""
+        }
+        switch result {
+        case "done":
+            return
+        case nil:
+            throw LaunchError("the user manager did not finish starting \(request.unitName) within \(jobTimeout); see systemctl --user status \(request.unitName)")
+        case let result?:
+            throw LaunchError("the user manager could not start \(request.unitName) (\(result)); see journalctl --user -u \(request.unitName)")
+        }
+    }
+
+    /// The first non-nil `match` of `stream`'s elements, or nil once `limit` has passed.
+    private static func first(of stream: AsyncStream<DBusMessage>, within limit: Duration, match: @escaping @Sendable (DBusMessage) -> String?) async -> String? {
+        await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                for await signal in stream {
+                    if let value = match(signal) { return value }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func spawnDetached(_ request: LaunchRequest, executable: String) throws(LaunchError) -> Int32 {
+        let merged = environment.merging(request.environment) { _, new in new }
+        let variables = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let directory = request.workingDirectory?.string ?? environment["HOME"]
+        var pid: pid_t = 0
+        let error = Self.withCStrings(request.command) { argv in
+            Self.withCStrings(variables) { envp in
+                if let directory {
+                    directory.withCString { c_restored_spawn_detached(executable, argv, envp, $0, &pid) }
+                } else {
+                    c_restored_spawn_detached(executable, argv, envp, nil, &pid)
+                }
+            }
+        }
+        guard error == 0 else {
+            throw LaunchError("cannot start \(request.command.joined(separator: " ")) (\(String(cString: strerror(error)))), with no user manager to ask")
+        }
+        return pid
+    }
+
+    /// Runs `body` with `strings` as a NULL-terminated C array.
+    private static func withCStrings<Result>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { pointers.forEach { free($0) } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
