@@ -124,6 +124,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "TmuxControl",
+            dependencies: ["RestoredLaunch", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "RestoredDBus",
             dependencies: [
                 "CDBus",
@@ -340,6 +345,15 @@ let package = Package(
             dependencies: [
                 "RestoredLaunch",
                 "RestoredDBus",
+                "RestoredTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "TmuxControlTests",
+            dependencies: [
+                "TmuxControl",
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,5 +107,43 @@ int c_restored_spawn_detached(const char *path, char *const argv[], char *const 
     if (got == (ssize_t)sizeof error && error != 0) return error;
     if (grandchild <= 0) return EAGAIN;
     *pid = grandchild;
+    return 0;
+}
+
+int c_restored_spawn_captured(const char *path, char *const argv[], char *const envp[], int *output, int *errors, pid_t *pid) {
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0) return errno;
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        int error = errno;
+        close(out[0]);
+        close(out[1]);
+        return error;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int error = posix_spawn_file_actions_init(&actions);
+    if (!error) error = posix_spawnattr_init(&attributes);
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    if (!error) error = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (!error) error = posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    if (!error) error = posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    if (!error) error = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (!error) error = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (!error) error = posix_spawnattr_setsigmask(&attributes, &none);
+    if (!error) error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    if (!error) error = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    close(err[1]);
+    if (error) {
+        close(out[0]);
+        close(err[0]);
+        return error;
+    }
+    *output = out[0];
+    *errors = err[0];
     return 0;
 }

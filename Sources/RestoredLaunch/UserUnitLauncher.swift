@@ -147,8 +147,8 @@ public struct UserUnitLauncher: Sendable {
         let variables = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let directory = request.workingDirectory?.string ?? environment["HOME"]
         var pid: pid_t = 0
-        let error = Self.withCStrings(request.command) { argv in
-            Self.withCStrings(variables) { envp in
+        let error = ProgramRun.withCStrings(request.command) { argv in
+            ProgramRun.withCStrings(variables) { envp in
                 if let directory {
                     directory.withCString { c_restored_spawn_detached(executable, argv, envp, $0, &pid) }
                 } else {
@@ -160,13 +160,5 @@ public struct UserUnitLauncher: Sendable {
             throw LaunchError("cannot start \(request.command.joined(separator: " ")) (\(String(cString: strerror(error)))), with no user manager to ask")
         }
         return pid
-    }
-
-    /// Runs `body` with `strings` as a NULL-terminated C array.
-    private static func withCStrings<Result>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        pointers.append(nil)
-        defer { pointers.forEach { free($0) } }
-        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -13,4 +13,11 @@
  * executed, or the errno of what failed (chdir, the exec itself, fork). */
 int c_restored_spawn_detached(const char *path, char *const argv[], char *const envp[], const char *directory, pid_t *pid);
 
+/* Starts `path` with `argv` and `envp` to run to its end, capturing its
+ * output: standard input on /dev/null, standard output and error on pipes
+ * whose reading ends (close-on-exec) are returned in `output` and `errors`,
+ * no other descriptor inherited, the default signal mask and dispositions.
+ * Returns 0, or the errno of what failed (the exec itself included). */
+int c_restored_spawn_captured(const char *path, char *const argv[], char *const envp[], int *output, int *errors, pid_t *pid);
+
 #endif

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The program a pane shows: the leader of its terminal's foreground process
+/// group, read from `/proc` (a shell waiting at its prompt shows none).
+public struct ForegroundProgram: Hashable, Sendable {
+    /// The program's arguments, its name first, as it was started.
+    public var arguments: [String]
+    /// Its pid.
+    public var pid: Int32
+
+    /// The shells a pane may run at its prompt.
+    public static let shells: Set<String> = ["bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "yash", "nu", "elvish", "xonsh"]
+
+    /// The foreground program of the pane whose first process is `panePID`,
+    /// or nil when its shell is at the prompt (or the process is gone).
+    public static func of(panePID: Int32, proc: String = "/proc") -> ForegroundProgram? {
+        guard let stat = try? String(contentsOfFile: "\(proc)/\(panePID)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // After "pid (comm) ": state ppid pgrp session tty_nr tpgid ...
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 5, let foreground = Int32(fields[5]) else { return nil }
+        let leader = foreground > 0 ? foreground : panePID
+        guard let arguments = commandLine(of: leader, proc: proc), let name = arguments.first else { return nil }
+        if leader == panePID && shells.contains(baseName(name)) { return nil }
+        return ForegroundProgram(arguments: arguments, pid: leader)
+    }
+
+    /// The name a program goes by: the last component of its `argv[0]`,
+    /// without a login shell's leading `-`.
+    public static func baseName(_ argument: String) -> String {
+        let last = argument.split(separator: "/").last.map(String.init) ?? argument
+        return last.hasPrefix("-") ? String(last.dropFirst()) : last
+    }
+
+    static func commandLine(of pid: Int32, proc: String) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        return data.split(separator: 0, omittingEmptySubsequences: false).dropLast(data.last == 0 ? 1 : 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

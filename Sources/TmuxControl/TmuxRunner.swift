@@ -1,0 +1,54 @@
+import Foundation
+import RestoredLaunch
+public import SystemPackage
+
+/// Runs tmux commands against one server (`tmux -S SOCKET ...`).
+///
+/// Each call is one tmux client process; several commands go in one call
+/// separated by `;` arguments, as tmux's command sequences are. A call that
+/// has not ended after ``timeout`` is killed: a tmux server that does not
+/// answer must not hold up a save.
+public struct TmuxRunner: Sendable {
+    /// The tmux executable.
+    public var executable: FilePath
+    /// The server's socket.
+    public var socket: FilePath
+    /// How long one call may take.
+    public var timeout: Duration
+
+    /// A runner of the tmux found in `environment`'s `PATH`, or nil when
+    /// tmux is not installed.
+    public init?(socket: FilePath, environment: [String: String], timeout: Duration = .seconds(5)) {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let candidates = path.split(separator: ":").map { "\($0)/tmux" }
+        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else { return nil }
+        self.executable = FilePath(found)
+        self.socket = socket
+        self.timeout = timeout
+    }
+
+    /// A runner of `executable`.
+    public init(executable: FilePath, socket: FilePath, timeout: Duration = .seconds(5)) {
+        self.executable = executable
+        self.socket = socket
+        self.timeout = timeout
+    }
+
+    /// Runs `arguments` (after `-S SOCKET`) and returns what tmux printed.
+    public func run(_ arguments: [String]) throws(TmuxError) -> String {
+        // The client must not think it runs inside another tmux.
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "TMUX")
+        let run: ProgramRun
+        do {
+            run = try ProgramRun.run(executable.string, arguments: ["tmux", "-S", socket.string] + arguments, environment: environment, timeout: timeout)
+        } catch {
+            throw TmuxError("tmux on \(socket.string): \(error)")
+        }
+        guard run.ending == .exited(0) else {
+            let message = run.errorText
+            throw TmuxError("tmux on \(socket.string): \(message.isEmpty ? "\(run.ending)" : message)")
+        }
+        return run.outputText
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SystemPackage
+import Testing
+import TmuxControl
+
+/// Reading tmux servers: a real tmux on private sockets (`TMUX_TMPDIR` of
+/// the test), and hostile output.
+@Suite struct TmuxSnapshotTests {
+    /// A private `TMUX_TMPDIR` with one server on it; killed (and its
+    /// directory removed) at the end.
+    final class Server {
+        let root: String
+        let environment: [String: String]
+        let runner: TmuxRunner
+
+        init(name: String = "default") throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-test-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: root + "/tmux-\(getuid())", withIntermediateDirectories: true)
+            chmod(root + "/tmux-\(getuid())", 0o700)
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMUX_TMPDIR"] = root
+            self.environment = environment
+            runner = try #require(TmuxRunner(socket: FilePath(root + "/tmux-\(getuid())/\(name)"), environment: environment))
+        }
+
+        func tmux(_ arguments: String...) throws {
+            _ = try runner.run(arguments)
+        }
+
+        deinit {
+            _ = try? runner.run(["kill-server"])
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+
+    @Test("Sessions, windows in order with names and layouts, zoom, active and last windows and panes, directories, titles and programs")
+    func realServer() throws {
+        let server = try Server()
+        let a = server.root + "/dir a", b = server.root + "/dir b"
+        for directory in [a, b] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try "one\ntwo\n".write(toFile: a + "/notes.txt", atomically: true, encoding: .utf8)
+        try server.tmux("new-session", "-d", "-s", "work", "-n", "edit", "-c", a, "-x", "120", "-y", "40")
+        try server.tmux("split-window", "-h", "-t", "work:edit", "-c", b)
+        try server.tmux("select-pane", "-t", "work:edit.1", "-T", "right side")
+        try server.tmux("new-window", "-d", "-t", "work:5", "-n", "logs", "-c", b)
+        try server.tmux("split-window", "-v", "-t", "work:5", "-c", a)
+        try server.tmux("resize-pane", "-Z", "-t", "work:5.1")
+        try server.tmux("select-window", "-t", "work:5")
+        try server.tmux("select-window", "-t", "work:edit")
+        try server.tmux("new-session", "-d", "-s", "other session", "-c", b)
+        try server.tmux("new-session", "-d", "-s", "peer", "-t", "work")
+        try server.tmux("send-keys", "-t", "work:edit.0", "less notes.txt", "Enter")
+
+        let snapshot = try TmuxSnapshot.read(from: server.runner)
+        #expect(snapshot.version.hasPrefix("3."))
+        #expect(snapshot.sessions.map(\.name) == ["other session", "peer", "work"])
+        let work = try #require(snapshot.sessions.first { $0.name == "work" })
+        #expect(work.group == "work")
+        #expect(snapshot.sessions.first { $0.name == "other session" }?.group == nil)
+        #expect(work.windows.map(\.index) == [0, 5])
+        #expect(work.windows.map(\.name) == ["edit", "logs"])
+        #expect(work.windows.map(\.automaticRename) == [false, false])
+        #expect(work.windows.map(\.active) == [true, false])
+        #expect(work.windows.map(\.last) == [false, true])
+        let edit = work.windows[0], logs = work.windows[1]
+        #expect(edit.layout.contains("{"))
+        #expect(!edit.zoomed && logs.zoomed)
+        #expect(edit.panes.map(\.index) == [0, 1])
+        #expect(edit.panes.map(\.directory) == [a, b])
+        #expect(edit.panes[1].title == "right side")
+        #expect(edit.panes.map(\.active) == [false, true])
+        #expect(logs.panes.map(\.directory) == [b, a])
+
+        // less comes up in its pane: the pane shows it, with its argument.
+        var program: ForegroundProgram?
+        for _ in 0..<250 where program == nil {
+            program = ForegroundProgram.of(panePID: edit.panes[0].pid)
+            if program == nil { usleep(20_000) }
+        }
+        #expect(program?.arguments == ["less", "notes.txt"])
+        #expect(ForegroundProgram.of(panePID: edit.panes[1].pid) == nil)
+
+        // The server is found in its TMUX_TMPDIR.
+        #expect(TmuxServer.sockets(environment: server.environment).map(\.name) == ["default"])
+    }
+
+    @Test("No server on a socket is an error naming it; a missing socket directory is no server")
+    func noServer() throws {
+        let server = try Server(name: "absent")
+        #expect(throws: TmuxError.self) { try TmuxSnapshot.read(from: server.runner) }
+        #expect(TmuxServer.sockets(environment: ["TMUX_TMPDIR": server.root + "/nowhere"]).isEmpty)
+    }
+
+    @Test("The allow-list: editors, pagers and monitors come back; tail only when it follows, emacs only in the terminal; anything else does not")
+    func policy() {
+        let policy = ProgramPolicy()
+        #expect(policy.allows(["nvim", "a.txt"]))
+        #expect(policy.allows(["/usr/bin/less", "-R", "log"]))
+        #expect(policy.allows(["tail", "-f", "log"]))
+        #expect(policy.allows(["tail", "-n", "5", "-F", "log"]))
+        #expect(!policy.allows(["tail", "-n", "5", "log"]))
+        #expect(policy.allows(["emacs", "-nw", "x"]))
+        #expect(!policy.allows(["emacs", "x"]))
+        #expect(!policy.allows(["make", "deploy"]))
+        #expect(!policy.allows(["rm", "-rf", "/"]))
+        #expect(!policy.allows([]))
+        #expect(ProgramPolicy(option: "+make").allows(["make"]))
+        #expect(ProgramPolicy(option: "+make").allows(["vim"]))
+        #expect(!ProgramPolicy(option: "vim, nano").allows(["less"]))
+    }
+}
