@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
         .library(name: "ExampleCounterPlugin", type: .dynamic, targets: ["ExampleCounterPlugin"]),
+        .library(name: "TmuxPlugin", type: .dynamic, targets: ["TmuxPlugin"]),
         .library(name: "SyntheticPlugin", type: .dynamic, targets: ["SyntheticPlugin"]),
         .library(name: "TestScenarioPlugin", type: .dynamic, targets: ["TestScenarioPlugin"]),
         .library(name: "TestPluginWrongABI", type: .dynamic, targets: ["TestPluginWrongABI"]),
@@ -265,6 +266,18 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "TmuxPlugin",
+            dependencies: [
+                "TmuxControl",
+                "RestoredLaunch",
+                "RestoredDBus",
+                .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Plugins/TmuxPlugin",
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "ExampleCounterPlugin",
             dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
             path: "Plugins/ExampleCounterPlugin"
@@ -323,6 +336,7 @@ let package = Package(
                 "RestoredArchive",
                 "RestoredDBus",
                 "RestoredTestSupport",
+                "TmuxControl",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -12,7 +12,7 @@ public struct ForegroundProgram: Hashable, Sendable {
     public static let shells: Set<String> = ["bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "yash", "nu", "elvish", "xonsh"]
 
     /// The foreground program of the pane whose first process is `panePID`,
-    /// or nil when its shell is at the prompt (or the process is gone).
+    /// or nil when a shell is in the foreground (or the process is gone).
     public static func of(panePID: Int32, proc: String = "/proc") -> ForegroundProgram? {
         guard let stat = try? String(contentsOfFile: "\(proc)/\(panePID)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")")
@@ -22,7 +22,10 @@ public struct ForegroundProgram: Hashable, Sendable {
         guard fields.count > 5, let foreground = Int32(fields[5]) else { return nil }
         let leader = foreground > 0 ? foreground : panePID
         guard let arguments = commandLine(of: leader, proc: proc), let name = arguments.first else { return nil }
-        if leader == panePID && shells.contains(baseName(name)) { return nil }
+        // A shell in the foreground (the pane's own at its prompt, a nested
+        // one, or a job's child for the instant before it runs its program)
+        // is no program: the restored pane gets a shell anyway.
+        if shells.contains(baseName(name)) { return nil }
         return ForegroundProgram(arguments: arguments, pid: leader)
     }
 

@@ -34,6 +34,18 @@ public struct TmuxRunner: Sendable {
         self.timeout = timeout
     }
 
+    /// Runs `commands` as one command sequence (one tmux client) and returns
+    /// what tmux printed. Arguments are passed as they are: one ending with
+    /// `;` (which tmux would take as a separator) is escaped.
+    public func run(commands: [[String]]) throws(TmuxError) -> String {
+        var arguments: [String] = []
+        for (index, command) in commands.enumerated() {
+            if index > 0 { arguments.append(";") }
+            arguments += command.map { $0.hasSuffix(";") ? String($0.dropLast()) + "\\;" : $0 }
+        }
+        return try run(arguments)
+    }
+
     /// Runs `arguments` (after `-S SOCKET`) and returns what tmux printed.
     public func run(_ arguments: [String]) throws(TmuxError) -> String {
         // The client must not think it runs inside another tmux.

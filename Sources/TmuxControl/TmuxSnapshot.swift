@@ -35,6 +35,10 @@ public struct TmuxSnapshot: Hashable, Sendable {
         public var active: Bool
         /// Whether it is the session's last (previously current) window.
         public var last: Bool
+        /// Its size in cells, which its layout is for.
+        public var width: Int
+        /// Its height in cells.
+        public var height: Int
         /// Its panes, by index.
         public var panes: [Pane]
     }
@@ -64,31 +68,31 @@ public struct TmuxSnapshot: Hashable, Sendable {
 
     static let separator: Character = "\u{1F}"
 
-    /// The tmux arguments of the one call that reads a server.
-    static var arguments: [String] {
+    /// The tmux commands of the one call that reads a server.
+    static var commands: [[String]] {
         let s = String(separator)
         let sessions = ["S", "#{version}", "#{session_name}", "#{session_grouped}", "#{session_group}", "#{session_path}"]
         let windows = [
             "W", "#{session_name}", "#{window_index}", "#{window_name}", "#{automatic-rename}", "#{window_layout}",
-            "#{window_zoomed_flag}", "#{window_active}", "#{window_last_flag}",
+            "#{window_zoomed_flag}", "#{window_active}", "#{window_last_flag}", "#{window_width}", "#{window_height}",
         ]
         let panes = [
             "P", "#{session_name}", "#{window_index}", "#{pane_index}", "#{pane_current_path}", "#{pane_title}",
             "#{pane_active}", "#{pane_last}", "#{pane_pid}", "#{pane_current_command}",
         ]
         return [
-            "list-sessions", "-F", sessions.joined(separator: s), ";",
-            "list-windows", "-a", "-F", windows.joined(separator: s), ";",
-            "list-panes", "-a", "-F", panes.joined(separator: s),
+            ["list-sessions", "-F", sessions.joined(separator: s)],
+            ["list-windows", "-a", "-F", windows.joined(separator: s)],
+            ["list-panes", "-a", "-F", panes.joined(separator: s)],
         ]
     }
 
     /// Reads the server `runner` talks to.
     public static func read(from runner: TmuxRunner) throws(TmuxError) -> TmuxSnapshot {
-        try parse(try runner.run(arguments), server: runner.socket.string)
+        try parse(try runner.run(commands: commands), server: runner.socket.string)
     }
 
-    /// The snapshot `output` (of ``arguments``) describes.
+    /// The snapshot `output` (of ``commands``) describes.
     static func parse(_ output: String, server: String) throws(TmuxError) -> TmuxSnapshot {
         var version = ""
         var sessions: [Session] = []
@@ -117,13 +121,14 @@ public struct TmuxSnapshot: Hashable, Sendable {
                 sessionIndex[fields[2]] = sessions.count
                 let grouped = try flag(fields[3])
                 sessions.append(Session(name: fields[2], group: grouped ? fields[4] : nil, directory: fields[5], windows: []))
-            case "W" where fields.count == 9:
+            case "W" where fields.count == 11:
                 guard let session = sessionIndex[fields[1]] else { throw garbage("a window of unknown session \(fields[1])") }
                 let index = try number(fields[2])
                 windowIndex[fields[1], default: [:]][index] = sessions[session].windows.count
                 sessions[session].windows.append(Window(
                     index: index, name: fields[3], automaticRename: try flag(fields[4]), layout: fields[5],
-                    zoomed: try flag(fields[6]), active: try flag(fields[7]), last: try flag(fields[8]), panes: []
+                    zoomed: try flag(fields[6]), active: try flag(fields[7]), last: try flag(fields[8]),
+                    width: try number(fields[9]), height: try number(fields[10]), panes: []
                 ))
             case "P" where fields.count == 10:
                 guard let session = sessionIndex[fields[1]], let window = windowIndex[fields[1]]?[try number(fields[2])] else {

@@ -1,0 +1,79 @@
+import Foundation
+import RestorationKit
+import TmuxControl
+
+/// One pane of a window, by its index; its child is the program it shows,
+/// when that program is on the allow-list.
+///
+/// Restored in its working directory with its title; the program, if any,
+/// is started again in its shell (``ProgramObject``).
+final class PaneObject: RestorableObject, RestorationClass {
+    var restorationIdentifier: String?
+    var restorationClass: (any RestorationClass.Type)? = PaneObject.self
+    let directory: String
+    private let title: String
+    private let program: ProgramObject?
+    let isActive: Bool
+    let isLast: Bool
+
+    var restorationChildren: [any RestorableObject] { program.map { [$0] } ?? [] }
+
+    /// The pane's index in tmux: its identifier's when read at a save, the
+    /// one tmux gave it when restored (pane-base-index may differ).
+    private(set) var index: Int?
+
+    /// A pane read at a save; its program is kept when `policy` allows it.
+    init(_ pane: TmuxSnapshot.Pane, policy: ProgramPolicy) {
+        restorationIdentifier = String(pane.index)
+        index = pane.index
+        directory = pane.directory
+        title = pane.title
+        isActive = pane.active
+        isLast = pane.last
+        program = ForegroundProgram.of(panePID: pane.pid).flatMap { policy.allows($0.arguments) ? ProgramObject(arguments: $0.arguments) : nil }
+    }
+
+    private init(index: Int) {
+        restorationIdentifier = String(index)
+        self.index = index
+        directory = ""
+        title = ""
+        program = nil
+        isActive = false
+        isLast = false
+    }
+
+    func encodeRestorableState(with coder: StateCoder) throws {
+        try coder.encode(directory, forKey: "directory")
+        try coder.encode(title, forKey: "title")
+    }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 4, let saved = path.last.flatMap(Int.init), saved >= 0,
+              let parent = path.parent, var window = plugin.restoringWindows[plugin.key(parent)]
+        else { return nil }
+        let directory = ((try? coder.decode(String.self, forKey: "directory")) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+        let title = (try? coder.decode(String.self, forKey: "title")) ?? nil
+        var commands: [[String]] = []
+        var target = "\(window.target).\(window.firstPane)"
+        if window.firstPaneUsed {
+            // A new pane after the last one made: split it, and share the room out.
+            var split = ["split-window", "-d", "-t", "\(window.target).\(window.lastPane)"]
+            if let directory { split += ["-c", directory] }
+            commands += [split, ["select-layout", "-t", window.target, "tiled"]]
+            window.lastPane += 1
+            target = "\(window.target).\(window.lastPane)"
+        }
+        window.firstPaneUsed = true
+        if let title, !title.isEmpty { commands.append(["select-pane", "-t", target, "-T", title]) }
+        do {
+            if !commands.isEmpty { _ = try window.runner.run(commands: commands) }
+        } catch {
+            plugin.context.log("\(path): cannot restore the pane: \(error)", level: .error)
+            return nil
+        }
+        plugin.restoringWindows[plugin.key(parent)] = window
+        plugin.restoringPanes[plugin.key(path)] = (window.runner, target)
+        return PaneObject(index: window.lastPane)
+    }
+}

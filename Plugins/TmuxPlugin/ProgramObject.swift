@@ -1,0 +1,51 @@
+import Foundation
+import RestorationKit
+import TmuxControl
+
+/// The program a pane showed, when it is on the allow-list: started again
+/// in the pane's shell, with its arguments, as if typed.
+///
+/// Which program may run is decided again at restore against the plugin's
+/// allow-list, never taken from the archive (R16); the arguments are quoted
+/// for the shell, so nothing in them is interpreted.
+final class ProgramObject: RestorableObject, RestorationClass {
+    var restorationIdentifier: String? = "program"
+    var restorationClass: (any RestorationClass.Type)? = ProgramObject.self
+    let arguments: [String]
+
+    init(arguments: [String]) {
+        self.arguments = arguments
+    }
+
+    func encodeRestorableState(with coder: StateCoder) throws {
+        try coder.encode(arguments, forKey: "arguments")
+    }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 5, let parent = path.parent,
+              let pane = plugin.restoringPanes[plugin.key(parent)],
+              let arguments = (try? coder.decode([String].self, forKey: "arguments")) ?? nil
+        else { return nil }
+        guard plugin.policy.allows(arguments) else {
+            plugin.context.log("\(parent): \(arguments.first ?? "") is not on the allow-list: the pane gets a shell", level: .info)
+            return nil
+        }
+        let line = arguments.map(Self.shellQuoted).joined(separator: " ")
+        do {
+            _ = try pane.runner.run(commands: [["send-keys", "-t", pane.target, "-l", line], ["send-keys", "-t", pane.target, "Enter"]])
+        } catch {
+            plugin.context.log("\(parent): cannot start \(arguments.first ?? ""): \(error)", level: .warning)
+            return nil
+        }
+        return ProgramObject(arguments: arguments)
+    }
+
+    /// `argument` as one word for a POSIX shell: in single quotes, a quote
+    /// inside written as `'\''`; plain words as they are.
+    static func shellQuoted(_ argument: String) -> String {
+        if !argument.isEmpty, argument.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }) {
+            return argument
+        }
+        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import RestorationKit
+import RestoredDBus
+import RestoredLaunch
+import SystemPackage
+import TmuxControl
+
+/// One tmux server, by its socket's name; its children are its sessions.
+///
+/// Restoring it makes sure a server listens on that socket: when none does,
+/// one is started as `tmux -D -S SOCKET` (in the foreground, so its unit
+/// lives as long as it does) by the user manager, or detached without one
+/// (``UserUnitLauncher``).
+final class ServerObject: RestorableObject, RestorationClass {
+    var restorationIdentifier: String?
+    var restorationClass: (any RestorationClass.Type)? = ServerObject.self
+    let runner: TmuxRunner
+    let version: String
+    private(set) var sessions: [SessionObject] = []
+
+    var restorationChildren: [any RestorableObject] { sessions }
+
+    /// A server read at a save.
+    init(name: String, snapshot: TmuxSnapshot, runner: TmuxRunner, policy: ProgramPolicy) {
+        restorationIdentifier = name
+        self.runner = runner
+        version = snapshot.version
+        // Sessions that share their windows with a group's first session
+        // come after it, so that it exists when they are restored.
+        // A group's first session is the one it is named after (tmux names
+        // a group after the session the others were made from), else its
+        // first by name.
+        var leaders: [String: String] = [:]
+        for session in snapshot.sessions {
+            guard let group = session.group else { continue }
+            if leaders[group] == nil || session.name == group { leaders[group] = session.name }
+        }
+        let isLeader = { (session: TmuxSnapshot.Session) in session.group.map { leaders[$0] == session.name } ?? true }
+        let ordered = snapshot.sessions.filter(isLeader) + snapshot.sessions.filter { !isLeader($0) }
+        sessions = ordered.map { session in
+            SessionObject(session, groupLeader: isLeader(session) ? nil : session.group.flatMap { leaders[$0] }, policy: policy)
+        }
+    }
+
+    /// A server found or started at a restore.
+    private init(name: String, runner: TmuxRunner) {
+        restorationIdentifier = name
+        self.runner = runner
+        version = ""
+    }
+
+    func encodeRestorableState(with coder: StateCoder) throws {
+        try coder.encode(version, forKey: "version")
+    }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        guard let plugin = coder.plugin as? TmuxPlugin, let name = path.last, path.components.count == 1,
+              !name.contains("/"), !plugin.ignoredServers.contains(name),
+              let runner = plugin.runner(for: plugin.socket(named: name))
+        else { return nil }
+        if (try? runner.run(["list-sessions"])) != nil {
+            return ServerObject(name: name, runner: runner)
+        }
+        do {
+            try start(name: name, runner: runner, plugin: plugin)
+        } catch {
+            plugin.context.log("cannot start the tmux server \(name): \(error)", level: .error)
+            return nil
+        }
+        plugin.startedServers.append(name)
+        return ServerObject(name: name, runner: runner)
+    }
+
+    /// Starts a server on `runner`'s socket and waits until it answers.
+    private static func start(name: String, runner: TmuxRunner, plugin: TmuxPlugin) throws {
+        let directory = runner.socket.removingLastComponent()
+        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let request = LaunchRequest(
+            unitName: UnitName.service(launcher: "restored", applicationID: "tmux"),
+            description: "tmux server \(name), restored by restored",
+            command: [runner.executable.string, "-D", "-S", runner.socket.string],
+            workingDirectory: plugin.environment["HOME"].map { FilePath($0) }
+        )
+        let environment = plugin.environment
+        let result = try Blocking.run { () async throws(LaunchError) -> LaunchResult in
+            let connection = try? await DBusConnection.connect(to: .session)
+            defer { connection?.close() }
+            return try await UserUnitLauncher(connection: connection, environment: environment).launch(request)
+        }
+        if case .detached = result {
+            plugin.context.log("no user manager answers: the tmux server \(name) was started by restored and keeps its sandbox", level: .warning)
+        }
+        // The server listens once its socket answers (a hang guard, not a speed requirement).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (try? runner.run(["list-sessions"])) == nil {
+            guard ContinuousClock.now < deadline else { throw TmuxError("the tmux server \(name) did not come up within 10 s") }
+            usleep(20_000)
+        }
+    }
+}

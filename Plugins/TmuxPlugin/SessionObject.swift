@@ -1,0 +1,101 @@
+import RestorationKit
+import TmuxControl
+
+/// One tmux session, by name; its children are its windows.
+///
+/// A session that already exists on the server is left alone with all it
+/// holds: a restore never duplicates. A session of a group that is not the
+/// group's first is restored sharing that session's windows (`new-session -t`).
+final class SessionObject: RestorableObject, RestorationClass {
+    var restorationIdentifier: String?
+    var restorationClass: (any RestorationClass.Type)? = SessionObject.self
+    private(set) var windows: [WindowObject] = []
+    private var groupLeader: String?
+    private var directory = ""
+    private var size: (width: Int, height: Int) = (80, 24)
+    /// The current and the previously current window.
+    private var activeWindow: WindowObject?
+    private var lastWindow: WindowObject?
+
+    /// At a restore: the server, the session's target and the window tmux
+    /// made with it, to be replaced by the saved ones.
+    private var runner: TmuxRunner?
+    private(set) var initialWindow: Int?
+    var reusedInitialWindow = false
+
+    var restorationChildren: [any RestorableObject] { windows }
+
+    /// A session read at a save; `groupLeader` is the session whose windows it shares.
+    init(_ session: TmuxSnapshot.Session, groupLeader: String?, policy: ProgramPolicy) {
+        restorationIdentifier = session.name
+        self.groupLeader = groupLeader
+        directory = session.directory
+        if groupLeader == nil {
+            windows = session.windows.map { WindowObject($0, policy: policy) }
+            activeWindow = windows.first { $0.isActive }
+            lastWindow = windows.first { $0.isLast }
+            if let first = session.windows.first { size = (first.width, first.height) }
+        }
+    }
+
+    private init(name: String, runner: TmuxRunner, initialWindow: Int?) {
+        restorationIdentifier = name
+        self.runner = runner
+        self.initialWindow = initialWindow
+    }
+
+    /// The session's target for tmux commands.
+    var target: String { "=\(restorationIdentifier ?? ""):" }
+
+    func encodeRestorableState(with coder: StateCoder) throws {
+        try coder.encode(directory, forKey: "directory")
+        try coder.encode(size.width, forKey: "width")
+        try coder.encode(size.height, forKey: "height")
+        if let groupLeader { try coder.encode(groupLeader, forKey: "groupLeader") }
+        if let activeWindow { try coder.encode(activeWindow, forKey: "activeWindow") }
+        if let lastWindow { try coder.encode(lastWindow, forKey: "lastWindow") }
+    }
+
+    func decodeRestorableState(with coder: StateCoder) throws {
+        activeWindow = try coder.decodeObject(forKey: "activeWindow") as? WindowObject
+        lastWindow = try coder.decodeObject(forKey: "lastWindow") as? WindowObject
+    }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 2, let name = path.last,
+              let runner = plugin.runner(for: plugin.socket(named: path.identifiers[0]))
+        else { return nil }
+        // Already there: left alone, with its windows (no duplicates).
+        if (try? runner.run(["has-session", "-t", "=\(name)"])) != nil { return nil }
+        do {
+            if let leader = try coder.decode(String.self, forKey: "groupLeader") {
+                _ = try runner.run(["new-session", "-d", "-s", name, "-t", "=\(leader)"])
+                return SessionObject(name: name, runner: runner, initialWindow: nil)
+            }
+            let width = try coder.decode(Int.self, forKey: "width") ?? 80
+            let height = try coder.decode(Int.self, forKey: "height") ?? 24
+            var command = ["new-session", "-d", "-s", name, "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
+            if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", directory] }
+            let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
+            let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""))
+            plugin.restoringSessions[plugin.key(path)] = session
+            return session
+        } catch {
+            plugin.context.log("\(path.identifiers[0]): cannot restore session \(name): \(error)", level: .error)
+            return nil
+        }
+    }
+
+    func finishedRestoringState() {
+        guard let runner else { return }
+        var commands: [[String]] = []
+        if let initialWindow, !reusedInitialWindow {
+            commands.append(["kill-window", "-t", "\(target)\(initialWindow)"])
+        }
+        for window in [lastWindow, activeWindow].compactMap({ $0 }) {
+            if let index = window.index { commands.append(["select-window", "-t", "\(target)\(index)"]) }
+        }
+        guard !commands.isEmpty else { return }
+        _ = try? runner.run(commands: commands)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import RestorationKit
+import RestoredDBus
+import RestoredLaunch
+import SystemPackage
+import TmuxControl
+
+/// The plugin's entry point: the C ABI's `restored_plugin_v1`.
+@_cdecl("restored_plugin_v1")
+public func restoredPluginV1() -> UnsafeRawPointer {
+    PluginExport.descriptor(for: TmuxPlugin.self)
+}
+
+/// The restoration class of tmux: every tmux server of the user, with its
+/// sessions, windows, panes and the programs they show.
+///
+/// The tree: a ``ServerObject`` per socket (its name), a ``SessionObject``
+/// per session (its name), a ``WindowObject`` per window (its index), a
+/// ``PaneObject`` per pane (its index) and, in a pane that shows a program
+/// of the allow-list, a ``ProgramObject``. Each is recreated by its own
+/// restoration class, parents first (R8); layouts, zoom and the active and
+/// last windows and panes are applied once every pane exists (R9), the
+/// active ones held as references (R14).
+///
+/// Options (`[org.restored.Tmux]` in restored.conf, or `--option`):
+/// `programs` (the allow-list: names replace it, `+name` adds to it),
+/// `ignore-servers` (socket names not saved nor restored).
+final class TmuxPlugin: RestorationPlugin {
+    static let appID = "org.restored.Tmux"
+    static let appVersion = "1"
+    static let displayName = "tmux"
+    static var restorationClasses: [any RestorationClass.Type] {
+        [ServerObject.self, SessionObject.self, WindowObject.self, PaneObject.self, ProgramObject.self]
+    }
+
+    let context: PluginContext
+    let environment: [String: String]
+    let policy: ProgramPolicy
+    let ignoredServers: Set<String>
+    private var servers: [ServerObject] = []
+
+    init(context: PluginContext) throws {
+        self.context = context
+        environment = ProcessInfo.processInfo.environment
+        policy = ProgramPolicy(option: context.options["programs"])
+        ignoredServers = Set((context.options["ignore-servers"] ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+    }
+
+    var rootObjects: [any RestorableObject] { servers }
+
+    /// The runner of the server on `socket`; nil (said once) when tmux is not installed.
+    func runner(for socket: FilePath) -> TmuxRunner? {
+        guard let runner = TmuxRunner(socket: socket, environment: environment) else {
+            if !saidNoTmux {
+                context.log("tmux is not installed (not in PATH): there is nothing to save or restore", level: .notice)
+                saidNoTmux = true
+            }
+            return nil
+        }
+        return runner
+    }
+
+    private var saidNoTmux = false
+
+    /// The socket of the server named `name`, in the user's socket directory.
+    func socket(named name: String) -> FilePath {
+        TmuxServer.socketDirectory(environment: environment).appending(name)
+    }
+
+    // MARK: Saving
+
+    func shouldSaveApplicationState(coder: StateCoder) -> Bool {
+        servers = []
+        for server in TmuxServer.sockets(environment: environment) where !ignoredServers.contains(server.name) {
+            guard let runner = runner(for: server.socket) else { break }
+            do {
+                let snapshot = try TmuxSnapshot.read(from: runner)
+                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, policy: policy))
+            } catch {
+                // A stale socket (its server gone) is no error; anything else is this server's only.
+                if !error.description.contains("no server running") && !error.description.contains("error connecting") {
+                    context.log("\(server.name): \(error); this server is not saved", level: .warning)
+                }
+            }
+        }
+        return true
+    }
+
+    // MARK: Restoring
+
+    /// A window created by this restore: where its panes go.
+    struct RestoringWindow {
+        let runner: TmuxRunner
+        let target: String
+        /// The pane tmux made with the window.
+        let firstPane: Int
+        /// The pane created last.
+        var lastPane: Int
+        /// Whether a saved pane took the first pane.
+        var firstPaneUsed = false
+    }
+
+    /// The sessions and windows created by this restore, by ``key(_:)``.
+    var restoringSessions: [String: SessionObject] = [:]
+    var restoringWindows: [String: RestoringWindow] = [:]
+    /// The panes created by this restore: their server and target, for their programs.
+    var restoringPanes: [String: (runner: TmuxRunner, target: String)] = [:]
+
+    /// A dictionary key for `path`.
+    func key(_ path: RestorationPath) -> String {
+        path.identifiers.joined(separator: "\u{0}")
+    }
+
+    /// The tmux servers started by this restore, to say what was done.
+    var startedServers: [String] = []
+
+    func restorationDidFinish() {
+        if !startedServers.isEmpty {
+            context.log("started tmux server \(startedServers.joined(separator: ", "))", level: .info)
+        }
+        startedServers = []
+        restoringSessions = [:]
+        restoringWindows = [:]
+        restoringPanes = [:]
+    }
+}

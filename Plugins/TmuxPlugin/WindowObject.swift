@@ -1,0 +1,122 @@
+import Foundation
+import RestorationKit
+import TmuxControl
+
+/// One window of a session, by its index; its children are its panes.
+///
+/// Restored at its index with its name; its exact layout, its zoom and its
+/// active and last panes are applied once all its panes exist (R9).
+final class WindowObject: RestorableObject, RestorationClass {
+    var restorationIdentifier: String?
+    var restorationClass: (any RestorationClass.Type)? = WindowObject.self
+    private(set) var panes: [PaneObject] = []
+    private var name = ""
+    private var automaticRename = false
+    private var layout = ""
+    private var zoomed = false
+    private var activePane: PaneObject?
+    private var lastPane: PaneObject?
+    let isActive: Bool
+    let isLast: Bool
+
+    /// At a restore: the server and the window's target.
+    private var runner: TmuxRunner?
+    private var target = ""
+
+    var restorationChildren: [any RestorableObject] { panes }
+
+    /// The window's index, from its identifier.
+    var index: Int? { restorationIdentifier.flatMap(Int.init) }
+
+    /// A window read at a save.
+    init(_ window: TmuxSnapshot.Window, policy: ProgramPolicy) {
+        restorationIdentifier = String(window.index)
+        name = window.name
+        automaticRename = window.automaticRename
+        layout = window.layout
+        zoomed = window.zoomed
+        isActive = window.active
+        isLast = window.last
+        panes = window.panes.map { PaneObject($0, policy: policy) }
+        activePane = panes.first { $0.isActive }
+        lastPane = panes.first { $0.isLast }
+    }
+
+    private init(index: Int, runner: TmuxRunner, target: String) {
+        restorationIdentifier = String(index)
+        self.runner = runner
+        self.target = target
+        isActive = false
+        isLast = false
+    }
+
+    func encodeRestorableState(with coder: StateCoder) throws {
+        try coder.encode(name, forKey: "name")
+        try coder.encode(automaticRename, forKey: "automaticRename")
+        try coder.encode(layout, forKey: "layout")
+        try coder.encode(zoomed, forKey: "zoomed")
+        // The directory the window starts in: its first pane's.
+        try coder.encode(panes.first?.directory ?? "", forKey: "directory")
+        if let activePane { try coder.encode(activePane, forKey: "activePane") }
+        if let lastPane { try coder.encode(lastPane, forKey: "lastPane") }
+    }
+
+    func decodeRestorableState(with coder: StateCoder) throws {
+        name = try coder.decode(String.self, forKey: "name") ?? ""
+        automaticRename = try coder.decode(Bool.self, forKey: "automaticRename") ?? false
+        layout = try coder.decode(String.self, forKey: "layout") ?? ""
+        zoomed = try coder.decode(Bool.self, forKey: "zoomed") ?? false
+        activePane = try coder.decodeObject(forKey: "activePane") as? PaneObject
+        lastPane = try coder.decodeObject(forKey: "lastPane") as? PaneObject
+    }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 3, let index = path.last.flatMap(Int.init), index >= 0,
+              let parent = path.parent, let session = plugin.restoringSessions[plugin.key(parent)],
+              let runner = plugin.runner(for: plugin.socket(named: path.identifiers[0]))
+        else { return nil }
+        let target = "\(session.target)\(index)"
+        let name = (try? coder.decode(String.self, forKey: "name")) ?? nil
+        let directory = ((try? coder.decode(String.self, forKey: "directory")) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            if session.initialWindow == index {
+                // The window tmux made with the session: its shell starts again in the directory.
+                session.reusedInitialWindow = true
+                var respawn = ["respawn-pane", "-k", "-t", target]
+                if let directory { respawn += ["-c", directory] }
+                _ = try runner.run(commands: [respawn] + (name.map { [["rename-window", "-t", target, $0]] } ?? []))
+            } else {
+                var command = ["new-window", "-d", "-t", target]
+                if let name { command += ["-n", name] }
+                if let directory { command += ["-c", directory] }
+                _ = try runner.run(command)
+            }
+            // Its one pane so far, whatever pane-base-index says.
+            let first = try runner.run(["display-message", "-p", "-t", target, "#{pane_index}"])
+            guard let firstPane = Int(first.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw TmuxError("tmux gave no pane index for \(target)")
+            }
+            plugin.restoringWindows[plugin.key(path)] = TmuxPlugin.RestoringWindow(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
+        } catch {
+            plugin.context.log("\(path): cannot restore the window: \(error)", level: .error)
+            return nil
+        }
+        return WindowObject(index: index, runner: runner, target: target)
+    }
+
+    func finishedRestoringState() {
+        guard let runner else { return }
+        var commands: [[String]] = [["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"]]
+        if !layout.isEmpty { commands.append(["select-layout", "-t", target, layout]) }
+        for pane in [lastPane, activePane].compactMap({ $0 }) {
+            if let index = pane.index { commands.append(["select-pane", "-t", "\(target).\(index)"]) }
+        }
+        if zoomed, let index = activePane?.index { commands.append(["resize-pane", "-Z", "-t", "\(target).\(index)"]) }
+        do {
+            _ = try runner.run(commands: commands)
+        } catch {
+            // A layout that no longer fits is this window's problem only.
+            _ = try? runner.run(["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"])
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import RestoredDBus
+import RestoredTestSupport
+import SystemPackage
+import Testing
+import TmuxControl
+
+/// The tmux plugin in the real daemon, against real tmux servers on private
+/// sockets (`TMUX_TMPDIR` of the test), with the user manager played by
+/// python3-dbusmock.
+@Suite struct TmuxPluginTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+    static let appID = "org.restored.Tmux"
+
+    /// The geometry of a layout, without its checksum and pane ids (which
+    /// differ from one server to the next).
+    static func geometry(_ layout: String) -> String {
+        let body = layout.drop { $0 != "," }.dropFirst()
+        return String(body).replacingOccurrences(of: #"(\d+x\d+,\d+,\d+),\d+"#, with: "$1", options: .regularExpression)
+    }
+
+    /// What a restore must bring back of a server, field by field.
+    static func comparable(_ snapshot: TmuxSnapshot) -> [String] {
+        snapshot.sessions.flatMap { session in
+            ["session \(session.name) group \(session.group.map { $0 == session.name ? "leader" : "member" } ?? "-")"] + session.windows.flatMap { window in
+                ["  window \(window.index) \(window.name) auto \(window.automaticRename) zoom \(window.zoomed) active \(window.active) last \(window.last) \(geometry(window.layout))"]
+                    + window.panes.map { "    pane \($0.index) \($0.directory) [\($0.title)] active \($0.active)" }
+            }
+        }
+    }
+
+    @Test("Every server comes back: sessions, windows with names and exact layouts, zoom, active and last windows and panes, directories, titles and an allowed program; a second restore adds nothing")
+    func saveKillRestore() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let manager = try await UserManagerMock.start(on: environment.bus)
+        let root = environment.bus.directory.path
+        let tmuxDirectory = root + "/tmux-run"
+        try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true)
+        chmod(tmuxDirectory + "/tmux-\(getuid())", 0o700)
+        var tmuxEnvironment = ProcessInfo.processInfo.environment
+        tmuxEnvironment["TMUX_TMPDIR"] = tmuxDirectory
+        let a = root + "/project a", b = root + "/project b"
+        for directory in [a, b] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try "line 1\nline 2\n".write(toFile: a + "/notes.txt", atomically: true, encoding: .utf8)
+
+        let main = try #require(TmuxRunner(socket: FilePath(tmuxDirectory + "/tmux-\(getuid())/default"), environment: tmuxEnvironment))
+        let second = try #require(TmuxRunner(socket: FilePath(tmuxDirectory + "/tmux-\(getuid())/second"), environment: tmuxEnvironment))
+        defer {
+            _ = try? main.run(["kill-server"])
+            _ = try? second.run(["kill-server"])
+        }
+        _ = try main.run(commands: [
+            ["new-session", "-d", "-s", "work", "-n", "edit", "-c", a, "-x", "160", "-y", "48"],
+            ["split-window", "-h", "-t", "=work:0", "-c", b],
+            ["split-window", "-v", "-t", "=work:0.1", "-c", a],
+            ["select-pane", "-t", "=work:0.1", "-T", "build; output"],
+            ["new-window", "-d", "-t", "=work:3", "-n", "logs", "-c", b],
+            ["split-window", "-h", "-t", "=work:3", "-c", a],
+            ["resize-pane", "-Z", "-t", "=work:3.1"],
+            ["new-window", "-d", "-t", "=work:4", "-c", a],
+            ["select-window", "-t", "=work:3"],
+            ["select-window", "-t", "=work:0"],
+            ["select-pane", "-t", "=work:0.2"],
+            ["select-pane", "-t", "=work:0.0"],
+            ["new-session", "-d", "-s", "pair", "-t", "=work"],
+            ["send-keys", "-t", "=work:0.0", "less notes.txt", "Enter"],
+            ["send-keys", "-t", "=work:0.2", "sleep 3000", "Enter"],
+        ])
+        _ = try second.run(["new-session", "-d", "-s", "scratch", "-c", b])
+        let before = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
+        // less is up before the save.
+        let lessPane = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes.first)
+        try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: lessPane.pid)?.arguments.first == "less" }
+
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory])
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+
+        // Everything dies (logout).
+        _ = try main.run(["kill-server"])
+        _ = try second.run(["kill-server"])
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        let after = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
+        #expect(after.0 == before.0)
+        #expect(after.1 == before.1)
+
+        // The servers were started by the user manager, each as a unit of its own.
+        let units = try await manager.transientUnits()
+        #expect(units.count == 2)
+        #expect(Set(units.map { $0.command.suffix(3) }) == [["-D", "-S", main.socket.string], ["-D", "-S", second.socket.string]])
+        #expect(units.allSatisfy { $0.name.hasPrefix("app-restored-tmux@") && $0.name.hasSuffix(".service") })
+
+        // less runs again with its file; sleep (not on the allow-list) does not.
+        let restored = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes)
+        try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: restored[0].pid)?.arguments == ["less", "notes.txt"] }
+        #expect(ForegroundProgram.of(panePID: restored[2].pid) == nil)
+
+        // A second restore adds nothing.
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        #expect(Self.comparable(try TmuxSnapshot.read(from: main)) == before.0)
+        #expect(try await manager.transientUnits().count == 2)
+        #expect(await daemon.terminated() == 0)
+    }
+}
