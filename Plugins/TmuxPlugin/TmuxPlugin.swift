@@ -69,8 +69,15 @@ final class TmuxPlugin: RestorationPlugin {
 
     // MARK: Saving
 
-    func shouldSaveApplicationState(coder: StateCoder) -> Bool {
+    /// The servers that answered at this plugin's last save.
+    private var answeredLastTime: Set<String> = []
+
+    /// Reads every server; decides whether what answers may replace the
+    /// last archive (see the README's "Restoring tmux"): when it may not,
+    /// this save fails and the last archive stays.
+    func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
         servers = []
+        var keepLastArchive: String?
         for server in TmuxServer.sockets(environment: environment) where !ignoredServers.contains(server.name) {
             guard let runner = runner(for: server.socket) else { break }
             do {
@@ -83,8 +90,32 @@ final class TmuxPlugin: RestorationPlugin {
                 }
             }
         }
-        return true
+        let answered = Set(servers.compactMap(\.restorationIdentifier))
+        let gone = answeredLastTime.subtracting(answered)
+        if !gone.isEmpty || servers.isEmpty {
+            // Servers went away since the last save, or none answers: did
+            // the user quit them, or are they being killed around this save?
+            switch LogindUser.state() {
+            case "closing"?:
+                if !gone.isEmpty {
+                    keepLastArchive = "tmux server \(gone.sorted().joined(separator: ", ")) went away while the session ends: the last archive is kept"
+                } else if servers.isEmpty {
+                    keepLastArchive = "no tmux server answers while the session ends: the last archive is kept"
+                }
+            case nil where servers.isEmpty:
+                keepLastArchive = "no tmux server answers and logind cannot say whether the session is ending: the last archive is kept"
+            default:
+                break
+            }
+        }
+        if let keepLastArchive { throw TmuxError(keepLastArchive) }
+        answeredLastTime = answered
+        // No server while the session lives on: the user quit tmux; nothing
+        // to save, and the last archive is stale (R6).
+        return !servers.isEmpty
     }
+
+
 
     // MARK: Restoring
 

@@ -105,4 +105,41 @@ import TmuxControl
         #expect(try await manager.transientUnits().count == 2)
         #expect(await daemon.terminated() == 0)
     }
+
+    @Test("A save that finds the servers gone while the session ends keeps the last archive; after the user quit tmux in a live session, the archive goes (R6)")
+    func goingAwayOrQuit() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        try await environment.logind.setUser(getuid(), state: "active")
+        let tmuxDirectory = environment.bus.directory.path + "/tmux-run"
+        try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true)
+        chmod(tmuxDirectory + "/tmux-\(getuid())", 0o700)
+        var tmuxEnvironment = ProcessInfo.processInfo.environment
+        tmuxEnvironment["TMUX_TMPDIR"] = tmuxDirectory
+        let server = try #require(TmuxRunner(socket: FilePath(tmuxDirectory + "/tmux-\(getuid())/default"), environment: tmuxEnvironment))
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "keep"])
+
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory])
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let generation = try #require(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value)
+
+        // Logout: logind says the user is closing, and tmux is killed first.
+        try await environment.logind.setUser(getuid(), state: "closing")
+        _ = try server.run(["kill-server"])
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
+        let kept = try #require(try await admin.apps()[Self.appID])
+        #expect(kept["Generation"]?.uint64Value == generation)
+        #expect(kept["LastDetail"]?.stringValue?.contains("tmux server default went away while the session ends: the last archive is kept") == true, "\(kept)")
+
+        // The session lives on and the user quit tmux: nothing to save, the archive goes.
+        try await environment.logind.setUser(getuid(), state: "active")
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
+        #expect(try await admin.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
+        #expect(try await admin.apps()[Self.appID]?["HasArchive"] == .boolean(false))
+        #expect(await daemon.terminated() == 0)
+    }
 }

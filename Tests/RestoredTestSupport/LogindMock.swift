@@ -66,4 +66,19 @@ public final class LogindMock {
     public func setProperty(_ name: String, _ value: DBusValue) async throws {
         try await mock.setProperty(path: Self.path, interface: Self.interface, name: name, value)
     }
+
+    /// Makes logind know the user `uid` in `state` (`active`, `closing` ...),
+    /// and answer `GetUser` for it (the template's own `GetUser` cannot).
+    public func setUser(_ uid: UInt32, state: String) async throws {
+        let path = "/org/freedesktop/login1/user/\(uid)"
+        _ = try? await mock.control.call(
+            destination: Self.name, path: Self.path, interface: "org.freedesktop.DBus.Mock", member: "AddUser",
+            arguments: [.uint32(uid), .string("user\(uid)"), .boolean(true)]
+        )
+        try await mock.addMethod(path: Self.path, interface: Self.interface, name: "GetUser", input: "u", output: "o", code: "ret = dbus.ObjectPath('\(path)')")
+        _ = try await mock.control.call(
+            destination: Self.name, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set",
+            arguments: [.string("org.freedesktop.login1.User"), .string("State"), .variant(.string(state))]
+        )
+    }
 }

@@ -83,7 +83,7 @@ public enum PluginExport {
         table.should_save_application_state = { instance, appCoder, result in
             PluginExport.run(instance) { box in
                 guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.invalidHostArgument("no coder") }
-                result.pointee = box.plugin.shouldSaveApplicationState(coder: coder)
+                result.pointee = try box.plugin.shouldSaveApplicationState(coder: coder)
                 try coder.flush()
             }
         }

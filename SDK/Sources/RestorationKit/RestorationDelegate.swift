@@ -4,8 +4,11 @@
 /// no snapshot.
 public protocol RestorationDelegate: AnyObject {
     /// Whether to save now; false writes nothing and discards the previous
-    /// archive as stale (R6).
-    func shouldSaveApplicationState(coder: StateCoder) -> Bool
+    /// archive as stale (R6). Throwing fails this save: nothing is written,
+    /// the previous archive is kept, and the error is the app's reported
+    /// reason (for a plugin whose source of state is going away under it).
+    /// A plugin may implement it without `throws`.
+    func shouldSaveApplicationState(coder: StateCoder) throws -> Bool
 
     /// Whether to restore; the coder holds the app state and the reserved
     /// keys (`restored.appVersion`, `restored.timestamp` ...) (R7).
