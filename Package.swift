@@ -34,6 +34,7 @@ let package = Package(
         .executable(name: "restored-plugin-host", targets: ["RestoredPluginHost"]),
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
+        .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
         .library(name: "ExampleCounterPlugin", type: .dynamic, targets: ["ExampleCounterPlugin"]),
         .library(name: "TmuxPlugin", type: .dynamic, targets: ["TmuxPlugin"]),
@@ -303,6 +304,10 @@ let package = Package(
         .target(
             name: "TestPluginNoSymbol",
             path: "Tests/Plugins/TestPluginNoSymbol"
+        ),
+        .executableTarget(
+            name: "RestoredTestSeccomp",
+            path: "Tests/Tools/SeccompRun"
         ),
         .target(
             name: "TestPluginCrashOnLoad",

@@ -33,7 +33,9 @@ import Testing
         }
 
         /// Starts `restored` with these buses, plugins and state.
-        func startDaemon(log: String, arguments extra: [String] = [], environment overrides: [String: String] = [:]) throws -> ChildProcess {
+        /// With `sandboxed`, restored runs under a seccomp filter, as its
+        /// unit runs it (`restored-test-seccomp`).
+        func startDaemon(log: String, arguments extra: [String] = [], environment overrides: [String: String] = [:], sandboxed: Bool = false) throws -> ChildProcess {
             var environment = ProcessInfo.processInfo.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
@@ -46,9 +48,11 @@ import Testing
             environment["XDG_CONFIG_HOME"] = configuration
             environment["XDG_CONFIG_DIRS"] = bus.directory.path + "/config-system"
             environment.merge(overrides) { _, new in new }
+            let arguments = ["--plugin-dir", plugins, "--state-dir", state, "--option", "org.example.Notes:live-dir=\(notes)", "--log-level", "debug"] + extra
+            let restored = BuildProducts.executable("restored")
             return try ChildProcess(
-                BuildProducts.executable("restored"),
-                ["--plugin-dir", plugins, "--state-dir", state, "--option", "org.example.Notes:live-dir=\(notes)", "--log-level", "debug"] + extra,
+                sandboxed ? BuildProducts.executable("restored-test-seccomp") : restored,
+                sandboxed ? [restored] + arguments : arguments,
                 environment: environment, log: bus.directory.appendingPathComponent(log).path
             )
         }

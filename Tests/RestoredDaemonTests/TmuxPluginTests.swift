@@ -12,6 +12,28 @@ import TmuxControl
     typealias Environment = DaemonIntegrationTests.Environment
     static let appID = "org.restored.Tmux"
 
+    /// A private `TMUX_TMPDIR` in the test's directory, with the user's
+    /// socket directory made.
+    static func tmuxDirectory(in environment: Environment) throws -> String {
+        let directory = environment.bus.directory.path + "/tmux-run"
+        try FileManager.default.createDirectory(atPath: directory + "/tmux-\(getuid())", withIntermediateDirectories: true)
+        chmod(directory + "/tmux-\(getuid())", 0o700)
+        return directory
+    }
+
+    /// A runner for the server `name` in the `TMUX_TMPDIR` `directory`.
+    static func server(_ name: String, in directory: String) throws -> TmuxRunner {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMUX_TMPDIR"] = directory
+        return try #require(TmuxRunner(socket: FilePath(directory + "/tmux-\(getuid())/\(name)"), environment: environment))
+    }
+
+    /// The `Seccomp:` mode of a process (0: none, 2: a filter).
+    static func seccomp(of pid: Int32) -> String? {
+        let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        return status?.split(separator: "\n").first { $0.hasPrefix("Seccomp:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
+    }
+
     /// The geometry of a layout, without its checksum and pane ids (which
     /// differ from one server to the next).
     static func geometry(_ layout: String) -> String {
@@ -35,17 +57,13 @@ import TmuxControl
         try environment.addPlugin("TmuxPlugin")
         let manager = try await UserManagerMock.start(on: environment.bus)
         let root = environment.bus.directory.path
-        let tmuxDirectory = root + "/tmux-run"
-        try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true)
-        chmod(tmuxDirectory + "/tmux-\(getuid())", 0o700)
-        var tmuxEnvironment = ProcessInfo.processInfo.environment
-        tmuxEnvironment["TMUX_TMPDIR"] = tmuxDirectory
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
         let a = root + "/project a", b = root + "/project b"
         for directory in [a, b] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         try "line 1\nline 2\n".write(toFile: a + "/notes.txt", atomically: true, encoding: .utf8)
 
-        let main = try #require(TmuxRunner(socket: FilePath(tmuxDirectory + "/tmux-\(getuid())/default"), environment: tmuxEnvironment))
-        let second = try #require(TmuxRunner(socket: FilePath(tmuxDirectory + "/tmux-\(getuid())/second"), environment: tmuxEnvironment))
+        let main = try Self.server("default", in: tmuxDirectory)
+        let second = try Self.server("second", in: tmuxDirectory)
         defer {
             _ = try? main.run(["kill-server"])
             _ = try? second.run(["kill-server"])
@@ -73,8 +91,12 @@ import TmuxControl
         let lessPane = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes.first)
         try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: lessPane.pid)?.arguments.first == "less" }
 
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory])
+        // restored runs under a seccomp filter, as its unit makes it.
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory], sandboxed: true
+        )
         _ = try await environment.waitForNotify("READY=1")
+        #expect(Self.seccomp(of: daemon.pid) == "2")
         let admin = try await environment.admin()
         defer { admin.close() }
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
@@ -93,10 +115,18 @@ import TmuxControl
         #expect(units.count == 2)
         #expect(Set(units.map { $0.command.suffix(3) }) == [["-D", "-S", main.socket.string], ["-D", "-S", second.socket.string]])
         #expect(units.allSatisfy { $0.name.hasPrefix("app-restored-tmux@") && $0.name.hasSuffix(".service") })
+        // Nothing they run inherits restored's sandbox: the servers, and the
+        // programs in their panes, have no seccomp filter.
+        let serverPIDs = units.compactMap { manager.spawned[$0.name] }
+        #expect(serverPIDs.count == 2)
+        #expect(serverPIDs.map(Self.seccomp) == ["0", "0"])
 
         // less runs again with its file; sleep (not on the allow-list) does not.
         let restored = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes)
         try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: restored[0].pid)?.arguments == ["less", "notes.txt"] }
+        let less = try #require(ForegroundProgram.of(panePID: restored[0].pid))
+        #expect(Self.seccomp(of: less.pid) == "0")
+        #expect(Self.seccomp(of: restored[1].pid) == "0")
         #expect(ForegroundProgram.of(panePID: restored[2].pid) == nil)
 
         // A second restore adds nothing.
@@ -111,12 +141,8 @@ import TmuxControl
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
         try await environment.logind.setUser(getuid(), state: "active")
-        let tmuxDirectory = environment.bus.directory.path + "/tmux-run"
-        try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true)
-        chmod(tmuxDirectory + "/tmux-\(getuid())", 0o700)
-        var tmuxEnvironment = ProcessInfo.processInfo.environment
-        tmuxEnvironment["TMUX_TMPDIR"] = tmuxDirectory
-        let server = try #require(TmuxRunner(socket: FilePath(tmuxDirectory + "/tmux-\(getuid())/default"), environment: tmuxEnvironment))
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let server = try Self.server("default", in: tmuxDirectory)
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(["new-session", "-d", "-s", "keep"])
 
@@ -140,6 +166,32 @@ import TmuxControl
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
         #expect(try await admin.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
         #expect(try await admin.apps()[Self.appID]?["HasArchive"] == .boolean(false))
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback)")
+    func withoutUserManager() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let server = try Self.server("default", in: tmuxDirectory)
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "alone"])
+
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory], sandboxed: true
+        )
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name) == ["alone"])
+        let pid = try #require(Int32(try server.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(Self.seccomp(of: pid) == "2")
+        let log = try String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8)
+        #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox"))
         #expect(await daemon.terminated() == 0)
     }
 }
