@@ -24,7 +24,9 @@ import Testing
                 .init("Fail") { _ in throw DBusError(name: "org.restored.test.Error.Nope", message: "no, because") },
                 .init("Sleep") { _ in
                     sleeping?.yield()
-                    try await Task.sleep(for: .seconds(2))
+                    // Longer than any test waits: the callers time out or close first,
+                    // however slow a loaded machine is.
+                    try await Task.sleep(for: .seconds(60))
                     return []
                 },
                 .init("OpenPipe", outputs: [.init("fd", "h")]) { _ in
