@@ -239,6 +239,8 @@ let package = Package(
         .executableTarget(
             name: "RestoredBench",
             dependencies: [
+                "TmuxControl",
+                "RestoredLaunch",
                 "RestoredEngine",
                 "RestoredArchive",
                 "RestoredDBus",

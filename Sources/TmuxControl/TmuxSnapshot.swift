@@ -69,7 +69,7 @@ public struct TmuxSnapshot: Hashable, Sendable {
     static let separator: Character = "\u{1F}"
 
     /// The tmux commands of the one call that reads a server.
-    static var commands: [[String]] {
+    public static var readCommands: [[String]] {
         let s = String(separator)
         let sessions = ["S", "#{version}", "#{session_name}", "#{session_grouped}", "#{session_group}", "#{session_path}"]
         let windows = [
@@ -89,10 +89,10 @@ public struct TmuxSnapshot: Hashable, Sendable {
 
     /// Reads the server `runner` talks to.
     public static func read(from runner: TmuxRunner) throws(TmuxError) -> TmuxSnapshot {
-        try parse(try runner.run(commands: commands), server: runner.socket.string)
+        try parse(try runner.run(commands: readCommands), server: runner.socket.string)
     }
 
-    /// The snapshot `output` (of ``commands``) describes.
+    /// The snapshot `output` (of ``readCommands``) describes.
     static func parse(_ output: String, server: String) throws(TmuxError) -> TmuxSnapshot {
         var version = ""
         var sessions: [Session] = []
