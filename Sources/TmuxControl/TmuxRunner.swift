@@ -15,6 +15,9 @@ public struct TmuxRunner: Sendable {
     public var socket: FilePath
     /// How long one call may take.
     public var timeout: Duration
+    /// The client's environment: a server it starts gets it (and its
+    /// panes their `SHELL`).
+    public var environment: [String: String]
 
     /// A runner of the tmux found in `environment`'s `PATH`, or nil when
     /// tmux is not installed.
@@ -25,12 +28,14 @@ public struct TmuxRunner: Sendable {
         self.executable = FilePath(found)
         self.socket = socket
         self.timeout = timeout
+        self.environment = environment
     }
 
     /// A runner of `executable`.
-    public init(executable: FilePath, socket: FilePath, timeout: Duration = .seconds(5)) {
+    public init(executable: FilePath, socket: FilePath, environment: [String: String], timeout: Duration = .seconds(5)) {
         self.executable = executable
         self.socket = socket
+        self.environment = environment
         self.timeout = timeout
     }
 
@@ -49,7 +54,7 @@ public struct TmuxRunner: Sendable {
     /// Runs `arguments` (after `-S SOCKET`) and returns what tmux printed.
     public func run(_ arguments: [String]) throws(TmuxError) -> String {
         // The client must not think it runs inside another tmux.
-        var environment = ProcessInfo.processInfo.environment
+        var environment = self.environment
         environment.removeValue(forKey: "TMUX")
         let run: ProgramRun
         do {

@@ -24,8 +24,15 @@ import TmuxControl
     /// A runner for the server `name` in the `TMUX_TMPDIR` `directory`.
     static func server(_ name: String, in directory: String) throws -> TmuxRunner {
         var environment = ProcessInfo.processInfo.environment
-        environment["TMUX_TMPDIR"] = directory
+        environment.merge(shellEnvironment(directory)) { _, new in new }
         return try #require(TmuxRunner(socket: FilePath(directory + "/tmux-\(getuid())/\(name)"), environment: environment))
+    }
+
+    /// What every tmux of a test runs with: its `TMUX_TMPDIR`, and panes
+    /// with a plain shell that reads no user start-up files (a slow
+    /// .bashrc would decide how long the test takes).
+    static func shellEnvironment(_ directory: String) -> [String: String] {
+        ["TMUX_TMPDIR": directory, "SHELL": "/bin/sh", "HOME": directory]
     }
 
     /// The `Seccomp:` mode of a process (0: none, 2: a filter).
@@ -55,9 +62,9 @@ import TmuxControl
     func saveKillRestore() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
-        let manager = try await UserManagerMock.start(on: environment.bus)
         let root = environment.bus.directory.path
         let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: Self.shellEnvironment(tmuxDirectory))
         let a = root + "/project a", b = root + "/project b"
         for directory in [a, b] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         try "line 1\nline 2\n".write(toFile: a + "/notes.txt", atomically: true, encoding: .utf8)
@@ -93,7 +100,7 @@ import TmuxControl
 
         // restored runs under a seccomp filter, as its unit makes it.
         let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory], sandboxed: true
+            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
         )
         _ = try await environment.waitForNotify("READY=1")
         #expect(Self.seccomp(of: daemon.pid) == "2")
@@ -146,7 +153,7 @@ import TmuxControl
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(["new-session", "-d", "-s", "keep"])
 
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory])
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
@@ -179,7 +186,7 @@ import TmuxControl
         _ = try server.run(["new-session", "-d", "-s", "alone"])
 
         let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["TMUX_TMPDIR": tmuxDirectory], sandboxed: true
+            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
         )
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()

@@ -52,13 +52,14 @@ public final class UserManagerMock {
     private let mock: DBusMock
     private let spawnedFile: String
 
-    /// Starts the mock on `bus`.
-    public static func start(on bus: PrivateBus) async throws -> UserManagerMock {
+    /// Starts the mock on `bus`; `environment` is added to the manager's
+    /// own, which the programs it starts get.
+    public static func start(on bus: PrivateBus, environment: [String: String] = [:]) async throws -> UserManagerMock {
         let spawnedFile = bus.directory.appendingPathComponent("user-manager-spawned").path
         _ = FileManager.default.createFile(atPath: spawnedFile, contents: nil)
         let mock = try await DBusMock.start(
             name: name, arguments: ["--session", "--template", "systemd"], on: bus, log: "user-manager-mock.log",
-            environment: ["RESTORED_TEST_SPAWNED": spawnedFile]
+            environment: environment.merging(["RESTORED_TEST_SPAWNED": spawnedFile]) { _, new in new }
         )
         try await mock.addMethod(path: path, interface: interface, name: "Subscribe", input: "", output: "", code: "pass")
         try await mock.addMethod(path: path, interface: interface, name: "StartTransientUnit", input: "ssa(sv)a(sa(sv))", output: "o", code: startTransientUnit)

@@ -19,6 +19,10 @@ import TmuxControl
             chmod(root + "/tmux-\(getuid())", 0o700)
             var environment = ProcessInfo.processInfo.environment
             environment["TMUX_TMPDIR"] = root
+            // Panes run a plain shell, never the user's start-up files (a
+            // slow .bashrc would decide how long the test takes).
+            environment["SHELL"] = "/bin/sh"
+            environment["HOME"] = root
             self.environment = environment
             runner = try #require(TmuxRunner(socket: FilePath(root + "/tmux-\(getuid())/\(name)"), environment: environment))
         }
@@ -72,12 +76,14 @@ import TmuxControl
         #expect(logs.panes.map(\.directory) == [b, a])
 
         // less comes up in its pane: the pane shows it, with its argument.
+        // (A hang guard, no speed requirement: a loaded machine starts shells slowly.)
         var program: ForegroundProgram?
-        for _ in 0..<250 where program == nil {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while program == nil && ContinuousClock.now < deadline {
             program = ForegroundProgram.of(panePID: edit.panes[0].pid)
             if program == nil { usleep(20_000) }
         }
-        #expect(program?.arguments == ["less", "notes.txt"])
+        #expect(program?.arguments == ["less", "notes.txt"], "the pane shows: \((try? server.runner.run(["capture-pane", "-p", "-t", "=work:edit.0"])) ?? "?")")
         #expect(ForegroundProgram.of(panePID: edit.panes[1].pid) == nil)
 
         // The server is found in its TMUX_TMPDIR.
