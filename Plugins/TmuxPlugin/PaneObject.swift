@@ -12,6 +12,8 @@ final class PaneObject: RestorableObject, RestorationClass {
     var restorationClass: (any RestorationClass.Type)? = PaneObject.self
     let directory: String
     private let title: String
+    /// Its visible text, when the plugin keeps it.
+    private let contents: String?
     private let program: ProgramObject?
     let isActive: Bool
     let isLast: Bool
@@ -23,11 +25,12 @@ final class PaneObject: RestorableObject, RestorationClass {
     private(set) var index: Int?
 
     /// A pane read at a save; its program is kept when `policy` allows it.
-    init(_ pane: TmuxSnapshot.Pane, policy: ProgramPolicy) {
+    init(_ pane: TmuxSnapshot.Pane, policy: ProgramPolicy, contents: String?) {
         restorationIdentifier = String(pane.index)
         index = pane.index
         directory = pane.directory
         title = pane.title
+        self.contents = contents.map(PaneContents.printable)
         isActive = pane.active
         isLast = pane.last
         program = ForegroundProgram.of(panePID: pane.pid).flatMap { policy.allows($0.arguments) ? ProgramObject(arguments: $0.arguments) : nil }
@@ -38,6 +41,7 @@ final class PaneObject: RestorableObject, RestorationClass {
         self.index = index
         directory = ""
         title = ""
+        contents = nil
         program = nil
         isActive = false
         isLast = false
@@ -46,6 +50,7 @@ final class PaneObject: RestorableObject, RestorationClass {
     func encodeRestorableState(with coder: StateCoder) throws {
         try coder.encode(directory, forKey: "directory")
         try coder.encode(title, forKey: "title")
+        if let contents, !contents.isEmpty { try coder.encode(contents, forKey: "contents") }
     }
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
@@ -66,6 +71,16 @@ final class PaneObject: RestorableObject, RestorationClass {
         }
         window.firstPaneUsed = true
         if let title, !title.isEmpty { commands.append(["select-pane", "-t", target, "-T", title]) }
+        // The text it showed, printed again above a new shell's prompt (only
+        // when this plugin keeps pane contents).
+        if plugin.keepsPaneContents, let text = (try? coder.decode(String.self, forKey: "contents")) ?? nil, !text.isEmpty,
+           let file = Self.writeContents(PaneContents.printable(text), plugin: plugin) {
+            let quoted = ProgramObject.shellQuoted(file)
+            var respawn = ["respawn-pane", "-k", "-t", target]
+            if let directory { respawn += ["-c", directory] }
+            respawn.append("cat \(quoted); rm -f \(quoted); exec \"${SHELL:-/bin/sh}\" -l")
+            commands.append(respawn)
+        }
         do {
             if !commands.isEmpty { _ = try window.runner.run(commands: commands) }
         } catch {
@@ -75,5 +90,17 @@ final class PaneObject: RestorableObject, RestorationClass {
         plugin.restoringWindows[plugin.key(parent)] = window
         plugin.restoringPanes[plugin.key(path)] = (window.runner, target)
         return PaneObject(index: window.lastPane)
+    }
+
+    /// Writes `text` to a file only the user can read, in
+    /// `$XDG_RUNTIME_DIR` (else the temporary directory), for the pane to print.
+    private static func writeContents(_ text: String, plugin: TmuxPlugin) -> String? {
+        let directory = plugin.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
+        let path = directory + "/restored-tmux-pane-\(UInt64.random(in: 1...UInt64.max))"
+        guard FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            plugin.context.log("cannot write \(path): the pane's text is not shown", level: .warning)
+            return nil
+        }
+        return path
     }
 }

@@ -21,7 +21,7 @@ final class ServerObject: RestorableObject, RestorationClass {
     var restorationChildren: [any RestorableObject] { sessions }
 
     /// A server read at a save.
-    init(name: String, snapshot: TmuxSnapshot, runner: TmuxRunner, policy: ProgramPolicy) {
+    init(name: String, snapshot: TmuxSnapshot, runner: TmuxRunner, context: TmuxPlugin.SaveContext) {
         restorationIdentifier = name
         self.runner = runner
         version = snapshot.version
@@ -38,7 +38,7 @@ final class ServerObject: RestorableObject, RestorationClass {
         let isLeader = { (session: TmuxSnapshot.Session) in session.group.map { leaders[$0] == session.name } ?? true }
         let ordered = snapshot.sessions.filter(isLeader) + snapshot.sessions.filter { !isLeader($0) }
         sessions = ordered.map { session in
-            SessionObject(session, groupLeader: isLeader(session) ? nil : session.group.flatMap { leaders[$0] }, policy: policy)
+            SessionObject(session, groupLeader: isLeader(session) ? nil : session.group.flatMap { leaders[$0] }, context: context)
         }
     }
 

@@ -26,12 +26,12 @@ final class SessionObject: RestorableObject, RestorationClass {
     var restorationChildren: [any RestorableObject] { windows }
 
     /// A session read at a save; `groupLeader` is the session whose windows it shares.
-    init(_ session: TmuxSnapshot.Session, groupLeader: String?, policy: ProgramPolicy) {
+    init(_ session: TmuxSnapshot.Session, groupLeader: String?, context: TmuxPlugin.SaveContext) {
         restorationIdentifier = session.name
         self.groupLeader = groupLeader
         directory = session.directory
         if groupLeader == nil {
-            windows = session.windows.map { WindowObject($0, policy: policy) }
+            windows = session.windows.map { WindowObject($0, session: session.name, context: context) }
             activeWindow = windows.first { $0.isActive }
             lastWindow = windows.first { $0.isLast }
             if let first = session.windows.first { size = (first.width, first.height) }

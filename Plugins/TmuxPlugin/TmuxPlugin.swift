@@ -24,7 +24,9 @@ public func restoredPluginV1() -> UnsafeRawPointer {
 ///
 /// Options (`[org.restored.Tmux]` in restored.conf, or `--option`):
 /// `programs` (the allow-list: names replace it, `+name` adds to it),
-/// `ignore-servers` (socket names not saved nor restored).
+/// `ignore-servers` (socket names not saved nor restored), `pane-contents`
+/// (`true` keeps each pane's visible text and shows it again above the new
+/// shell's prompt; off by default, as pane text can hold secrets).
 final class TmuxPlugin: RestorationPlugin {
     static let appID = "org.restored.Tmux"
     static let appVersion = "1"
@@ -37,6 +39,7 @@ final class TmuxPlugin: RestorationPlugin {
     let environment: [String: String]
     let policy: ProgramPolicy
     let ignoredServers: Set<String>
+    let keepsPaneContents: Bool
     private var servers: [ServerObject] = []
 
     init(context: PluginContext) throws {
@@ -44,6 +47,15 @@ final class TmuxPlugin: RestorationPlugin {
         environment = ProcessInfo.processInfo.environment
         policy = ProgramPolicy(option: context.options["programs"])
         ignoredServers = Set((context.options["ignore-servers"] ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+        keepsPaneContents = ["true", "yes", "on", "1"].contains(context.options["pane-contents"]?.lowercased() ?? "")
+    }
+
+    /// What a save knows beside a server's snapshot.
+    struct SaveContext {
+        /// Which programs are kept.
+        let policy: ProgramPolicy
+        /// The panes' visible text, by ``PaneContents/key(session:window:pane:)``, when kept.
+        let contents: [String: String]
     }
 
     var rootObjects: [any RestorableObject] { servers }
@@ -82,7 +94,8 @@ final class TmuxPlugin: RestorationPlugin {
             guard let runner = runner(for: server.socket) else { break }
             do {
                 let snapshot = try TmuxSnapshot.read(from: runner)
-                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, policy: policy))
+                let contents = keepsPaneContents ? try PaneContents.read(snapshot, from: runner) : [:]
+                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents)))
             } catch {
                 // A stale socket (its server gone) is no error; anything else is this server's only.
                 if !error.description.contains("no server running") && !error.description.contains("error connecting") {

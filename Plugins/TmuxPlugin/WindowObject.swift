@@ -29,7 +29,7 @@ final class WindowObject: RestorableObject, RestorationClass {
     var index: Int? { restorationIdentifier.flatMap(Int.init) }
 
     /// A window read at a save.
-    init(_ window: TmuxSnapshot.Window, policy: ProgramPolicy) {
+    init(_ window: TmuxSnapshot.Window, session: String, context: TmuxPlugin.SaveContext) {
         restorationIdentifier = String(window.index)
         name = window.name
         automaticRename = window.automaticRename
@@ -37,7 +37,9 @@ final class WindowObject: RestorableObject, RestorationClass {
         zoomed = window.zoomed
         isActive = window.active
         isLast = window.last
-        panes = window.panes.map { PaneObject($0, policy: policy) }
+        panes = window.panes.map { pane in
+            PaneObject(pane, policy: context.policy, contents: context.contents[PaneContents.key(session: session, window: window.index, pane: pane.index)])
+        }
         activePane = panes.first { $0.isActive }
         lastPane = panes.first { $0.isLast }
     }

@@ -4,9 +4,12 @@ import RestoredDBus
 struct AdminClient {
     let connection: DBusConnection
 
-    /// Calls `member` and returns its reply's arguments.
-    func call(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: member, arguments: arguments)
+    /// Calls `member` and returns its reply's arguments; `timeout` is
+    /// D-Bus's default unless a test holds the call up on purpose.
+    func call(_ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        try await connection.call(
+            destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: member, arguments: arguments, timeout: timeout
+        )
     }
 
     /// The name of the error `member` answers with, or nil when it succeeds.

@@ -87,13 +87,15 @@ import Testing
         // The scenario app's saves wait until the test opens the gate.
         let gate = environment.bus.directory.appendingPathComponent("gate").path
         let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(scenario):save-gate=\(gate)"]
+            // A walk held at the gate must outlast the checks on a loaded machine.
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--walk-timeout", "300", "--option", "\(scenario):save-gate=\(gate)"]
         )
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
 
-        let slowSave = Task { try await admin.call("Save", [.strings([scenario])]) }
+        // Held until the gate opens, after the checks below (slow on a loaded machine).
+        let slowSave = Task { try await admin.call("Save", [.strings([scenario])], timeout: .seconds(300)) }
         try await LogindInhibitorTests.eventually { try await admin.apps()[scenario]?["Saving"] == .string("request") }
         #expect(await admin.errorName("Save", [.strings([scenario])]) == "org.restored1.Error.Busy")
         #expect(await admin.errorName("Save", [.strings([])]) == "org.restored1.Error.Busy")
@@ -155,7 +157,8 @@ extension DaemonAdminTests {
         // The next login's restore of the scenario app waits for the gate.
         let gate = environment.bus.directory.appendingPathComponent("gate").path
         let daemon = try environment.startDaemon(
-            log: "restored-2.log", arguments: ["--autosave-interval", "0", "--option", "\(scenario):restore-gate=\(gate)"]
+            // A walk held at the gate must outlast the checks on a loaded machine.
+            log: "restored-2.log", arguments: ["--autosave-interval", "0", "--walk-timeout", "300", "--option", "\(scenario):restore-gate=\(gate)"]
         )
         let admin = try await environment.admin()
         defer { admin.close() }
@@ -168,7 +171,7 @@ extension DaemonAdminTests {
             return signal.member
         }.makeAsyncIterator()
         #expect(await admin.errorName("Restore", [.strings([scenario]), .boolean(true)]) == "org.restored1.Error.Busy", "\(environment.log("restored-2.log"))\n---\n\(environment.log("restored-1.log"))")
-        let save = Task { try await admin.call("Save", [.strings([scenario])]) }
+        let save = Task { try await admin.call("Save", [.strings([scenario])], timeout: .seconds(300)) }
         #expect(FileManager.default.createFile(atPath: gate, contents: nil))
         #expect(try await save.value == [.uint32(1)])
         #expect(await signals.next() == "AppRestored")

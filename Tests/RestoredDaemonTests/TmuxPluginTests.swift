@@ -91,16 +91,19 @@ import TmuxControl
             ["new-session", "-d", "-s", "pair", "-t", "=work"],
             ["send-keys", "-t", "=work:0.0", "less notes.txt", "Enter"],
             ["send-keys", "-t", "=work:0.2", "sleep 3000", "Enter"],
+            ["send-keys", "-t", "=work:3.0", "echo restored-marker-42", "Enter"],
         ])
         _ = try second.run(["new-session", "-d", "-s", "scratch", "-c", b])
         let before = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
-        // less is up before the save.
+        // The marker is on screen, and less is up, before the save.
+        try await LogindInhibitorTests.eventually { ((try? main.run(["capture-pane", "-p", "-t", "=work:3.0"])) ?? "").contains("\nrestored-marker-42") }
         let lessPane = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes.first)
         try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: lessPane.pid)?.arguments.first == "less" }
 
         // restored runs under a seccomp filter, as its unit makes it.
         let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(Self.appID):pane-contents=true"],
+            environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
         )
         _ = try await environment.waitForNotify("READY=1")
         #expect(Self.seccomp(of: daemon.pid) == "2")
@@ -135,6 +138,9 @@ import TmuxControl
         #expect(Self.seccomp(of: less.pid) == "0")
         #expect(Self.seccomp(of: restored[1].pid) == "0")
         #expect(ForegroundProgram.of(panePID: restored[2].pid) == nil)
+
+        // With pane-contents on, a pane shows its text again above its new prompt.
+        try await LogindInhibitorTests.eventually { ((try? main.run(["capture-pane", "-p", "-t", "=work:3.0"])) ?? "").contains("restored-marker-42") }
 
         // A second restore adds nothing.
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])

@@ -114,4 +114,10 @@ import TmuxControl
         #expect(ProgramPolicy(option: "+make").allows(["vim"]))
         #expect(!ProgramPolicy(option: "vim, nano").allows(["less"]))
     }
+
+    @Test("Pane text is printed back with no control character but line feeds and tabs, and no trailing blank lines")
+    func printable() {
+        let hostile = "ok\tcolumn\n\u{1B}]52;c;c2VjcmV0\u{07}title\u{1B}[31mred\u{9B}2J\r\nlast  \n\n   \n"
+        #expect(PaneContents.printable(hostile) == "ok\tcolumn\n]52;c;c2VjcmV0title[31mred2J\nlast  ")
+    }
 }
