@@ -108,6 +108,7 @@ let package = Package(
             name: "RestoredPluginHosting",
             dependencies: [
                 "RestoredHostProtocol",
+                "RestoredLaunch",
                 "RestoredEngine",
                 "RestoredArchive",
                 "CRestoredHostSupport",

@@ -113,8 +113,18 @@ public struct ProgramRun: Hashable, Sendable {
         }
     }
 
-    /// Runs `body` with `strings` as a NULL-terminated C array.
-    static func withCStrings<Result>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
+    /// The first executable named `program` in `path` (a `PATH` value),
+    /// or nil.
+    public static func executable(named program: String, in path: String) -> String? {
+        for directory in path.split(separator: ":") where directory.hasPrefix("/") {
+            let candidate = "\(directory)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `body` with `strings` as a NULL-terminated C array (argv, envp).
+    public static func withCStrings<Result>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
         var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         pointers.append(nil)
         defer { pointers.forEach { free($0) } }

@@ -60,10 +60,7 @@ public struct UserUnitLauncher: Sendable {
             return program
         }
         let path = extraPath ?? environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") where directory.hasPrefix("/") {
-            let candidate = "\(directory)/\(program)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
+        if let found = ProgramRun.executable(named: program, in: path) { return found }
         throw LaunchError("\(program) is not installed (not found in PATH=\(path))")
     }
 

@@ -1,4 +1,5 @@
 import CRestoredHostSupport
+import RestoredLaunch
 public import RestoredHostProtocol
 public import SystemPackage
 import Synchronization
@@ -37,8 +38,8 @@ public final class HelperProcess: Sendable {
         // On the thread that outlives every helper: their death signal follows it.
         let (error, pid) = SpawnerThread.shared.run { () -> (Int32, pid_t) in
             var pid: pid_t = 0
-            let error = withCStrings(arguments) { argv in
-                withCStrings(variables) { envp in
+            let error = ProgramRun.withCStrings(arguments) { argv in
+                ProgramRun.withCStrings(variables) { envp in
                     c_restored_spawn_helper(executable.string, argv, envp, channelEnd, &pid)
                 }
             }
@@ -138,14 +139,6 @@ public final class HelperProcess: Sendable {
         let signal = status & 0x7F
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
     }
-}
-
-/// Lends NULL-terminated C strings of `strings` to `body`.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { pointers.forEach { free($0) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
 #if canImport(Glibc)

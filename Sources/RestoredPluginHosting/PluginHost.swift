@@ -286,7 +286,6 @@ public final class PluginHost: Sendable {
             }
             if current.4, process.ending == nil {
                 logger.notice("\(appName): its options changed; starting a new plugin host with them", metadata: metadata)
-                Self.end(process)
             } else if let ending = process.ending {
                 logger.warning("\(appName): its plugin host had ended between walks (\(Self.describe(ending))); starting it again", metadata: metadata)
             } else {

@@ -23,8 +23,7 @@ public struct TmuxRunner: Sendable {
     /// tmux is not installed.
     public init?(socket: FilePath, environment: [String: String], timeout: Duration = .seconds(5)) {
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        let candidates = path.split(separator: ":").map { "\($0)/tmux" }
-        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else { return nil }
+        guard let found = ProgramRun.executable(named: "tmux", in: path) else { return nil }
         self.executable = FilePath(found)
         self.socket = socket
         self.timeout = timeout
