@@ -90,7 +90,8 @@ final class TmuxPlugin: RestorationPlugin {
     func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
         servers = []
         var keepLastArchive: String?
-        for server in TmuxServer.sockets(environment: environment) where !ignoredServers.contains(server.name) {
+        let sockets = TmuxServer.sockets(environment: environment).filter { !ignoredServers.contains($0.name) }
+        for server in sockets {
             guard let runner = runner(for: server.socket) else { break }
             do {
                 let snapshot = try TmuxSnapshot.read(from: runner)
@@ -105,7 +106,9 @@ final class TmuxPlugin: RestorationPlugin {
         }
         let answered = Set(servers.compactMap(\.restorationIdentifier))
         let gone = answeredLastTime.subtracting(answered)
-        if !gone.isEmpty || servers.isEmpty {
+        // No socket at all: tmux never ran (or is not installed) since the
+        // machine started; nothing to save, and nothing to ask logind.
+        if !gone.isEmpty || (servers.isEmpty && !sockets.isEmpty) {
             // Servers went away since the last save, or none answers: did
             // the user quit them, or are they being killed around this save?
             switch LogindUser.state() {
@@ -115,8 +118,12 @@ final class TmuxPlugin: RestorationPlugin {
                 } else if servers.isEmpty {
                     keepLastArchive = "no tmux server answers while the session ends: the last archive is kept"
                 }
-            case nil where servers.isEmpty:
-                keepLastArchive = "no tmux server answers and logind cannot say whether the session is ending: the last archive is kept"
+            case nil where !gone.isEmpty:
+                // Without logind, only the save right after they went: the
+                // next one decides by what answers then (no failure at every
+                // save while stale sockets stay).
+                keepLastArchive = "tmux server \(gone.sorted().joined(separator: ", ")) went away and logind cannot say whether the session is ending: the last archive is kept this time"
+                answeredLastTime = answered
             default:
                 break
             }

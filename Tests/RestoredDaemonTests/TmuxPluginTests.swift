@@ -207,4 +207,21 @@ import TmuxControl
         #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox"))
         #expect(await daemon.terminated() == 0)
     }
+
+    @Test("No tmux socket (tmux not installed, or never run): a clean nothing to save at every save, with no logind to ask")
+    func noTmux() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        for _ in 0..<2 {
+            #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
+            #expect(try await admin.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
+        }
+        #expect(await daemon.terminated() == 0)
+        #expect(try !String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8).contains("org.restored.Tmux failed"))
+    }
 }
