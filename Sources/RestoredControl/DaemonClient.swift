@@ -86,6 +86,13 @@ public final class DaemonClient: Sendable {
         _ = try await call("SetIgnoreSnapshot", [.string(app), .boolean(ignore)])
     }
 
+    /// `ReloadPlugins`: the apps added and removed, and how many plugin files are refused.
+    public func reloadPlugins() async throws(ControlError) -> (added: [String], removed: [String], refused: UInt32) {
+        let reply = try await call("ReloadPlugins")
+        func strings(_ index: Int) -> [String] { reply.count > index ? reply[index].arrayValue?.compactMap(\.stringValue) ?? [] : [] }
+        return (strings(0), strings(1), UInt32(reply.count > 2 ? reply[2].uint64Value ?? 0 : 0))
+    }
+
     /// Calls a method of the manager; saves and restores may take long.
     func call(_ member: String, _ arguments: [DBusValue] = []) async throws(ControlError) -> [DBusValue] {
         do {

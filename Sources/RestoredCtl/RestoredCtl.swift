@@ -21,7 +21,7 @@ struct RestoredCtl: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, AppsCommand.self, PluginsCommand.self, SaveCommand.self, RestoreCommand.self,
             DiscardCommand.self, IgnoreSnapshotCommand.self, ShowCommand.self, DumpCommand.self, VerifyCommand.self,
-            DoctorCommand.self,
+            DoctorCommand.self, ReloadCommand.self,
         ]
     )
 

@@ -86,6 +86,21 @@ import Testing
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("reload: a new plugin is added, a removed one dropped, a refused one counted, with the way to see why")
+    func reload() async throws {
+        let fixture = try await ControlFixture.make()
+        let daemon = try await fixture.startDaemon()
+        try FileManager.default.createSymbolicLink(atPath: fixture.plugins + "/libTestScenarioPlugin.so", withDestinationPath: BuildProducts.plugin("TestScenarioPlugin"))
+        try FileManager.default.createSymbolicLink(atPath: fixture.plugins + "/libTestPluginWrongABI.so", withDestinationPath: BuildProducts.plugin("TestPluginWrongABI"))
+        let added = try await fixture.ctl("reload")
+        #expect(added.status == 0, "\(added.error)")
+        #expect(added.output == "added org.restored.test.Scenario\n1 plugin file is refused: restored-ctl plugins says why\n")
+        try FileManager.default.removeItem(atPath: fixture.plugins + "/libTestScenarioPlugin.so")
+        let removed = try await fixture.ctl("reload")
+        #expect(removed.output == "removed org.restored.test.Scenario\n1 plugin file is refused: restored-ctl plugins says why\n")
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("doctor: the bus, restored, logind and its delay lock, the state directory and each plugin")
     func doctor() async throws {
         let fixture = try await ControlFixture.make()

@@ -157,7 +157,7 @@ import Testing
         for shell in ["bash", "zsh", "fish"] {
             let run = try await fixture.ctl("--generate-completion-script", shell)
             #expect(run.status == 0, "\(shell): \(run.error)")
-            for command in ["status", "apps", "plugins", "save", "restore", "discard", "ignore-snapshot", "show", "dump", "verify", "doctor"] {
+            for command in ["status", "apps", "plugins", "save", "restore", "discard", "ignore-snapshot", "show", "dump", "verify", "doctor", "reload"] {
                 #expect(run.output.contains(command), "\(shell) completion lacks \(command)")
             }
             #expect(run.output.contains("state-dir"), "\(shell)")
