@@ -126,6 +126,12 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        .target(name: "MessagePack", swiftSettings: strictSwift),
+        .target(
+            name: "NeovimControl",
+            dependencies: ["MessagePack", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "TmuxControl",
             dependencies: ["RestoredLaunch", .product(name: "SystemPackage", package: "swift-system")],
@@ -273,6 +279,8 @@ let package = Package(
             name: "TmuxPlugin",
             dependencies: [
                 "TmuxControl",
+                "NeovimControl",
+                "MessagePack",
                 "RestoredLaunch",
                 "RestoredDBus",
                 .product(name: "RestorationKit", package: "SDK"),
@@ -367,6 +375,16 @@ let package = Package(
             dependencies: [
                 "RestoredLaunch",
                 "RestoredDBus",
+                "RestoredTestSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "NeovimControlTests",
+            dependencies: [
+                "NeovimControl",
+                "MessagePack",
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

@@ -1,0 +1,101 @@
+import MessagePack
+
+extension NeovimSession {
+    /// Rebuilds this session in the (freshly started) Neovim behind
+    /// `client`, and returns what could not be done, one line each: a
+    /// directory or file that is gone, a split there is no room for.
+    ///
+    /// Only constant commands are run as Ex commands (`tabnew`,
+    /// `rightbelow vsplit`, ...); every saved name is an API argument.
+    /// Cursors are kept within the file as it is now.
+    public func replay(into client: NeovimClient) throws(NeovimError) -> [String] {
+        var problems: [String] = []
+        do {
+            _ = try client.call("nvim_set_current_dir", [.string(directory)])
+        } catch {
+            problems.append("cannot change to \(directory): \(error)")
+        }
+        _ = try client.call("nvim_command", ["silent! tabonly!"])
+        _ = try client.call("nvim_command", ["silent! only!"])
+        for file in buffers {
+            guard let buffer = try? client.call("nvim_call_function", ["bufadd", [.string(file)]]) else { continue }
+            _ = try? client.call("nvim_buf_set_option", [buffer, "buflisted", true])
+        }
+        // Every tab page first: the tab line they bring takes its row
+        // before any window is sized.
+        for _ in tabs.dropFirst() { _ = try client.call("nvim_command", ["tabnew"]) }
+        let tabHandles = try client.call("nvim_list_tabpages").arrayValue ?? []
+        for (tab, tabHandle) in zip(tabs, tabHandles) {
+            _ = try client.call("nvim_set_current_tabpage", [tabHandle])
+            var placed: [(window: Window, handle: MessagePackValue)] = []
+            try build(tab.layout, in: try client.call("nvim_get_current_win"), client: client, placed: &placed, problems: &problems)
+            for (window, handle) in placed {
+                try show(window, in: handle, client: client, problems: &problems)
+            }
+            // Sizes last, twice: a window's size bounds its neighbours'.
+            for _ in 0 ..< 2 {
+                for (window, handle) in placed {
+                    _ = try? client.call("nvim_win_set_width", [handle, .int(Int64(window.width))])
+                    _ = try? client.call("nvim_win_set_height", [handle, .int(Int64(window.height))])
+                }
+            }
+            if placed.indices.contains(tab.currentWindow) {
+                _ = try client.call("nvim_set_current_win", [placed[tab.currentWindow].handle])
+            }
+        }
+        if tabHandles.indices.contains(currentTab) {
+            _ = try client.call("nvim_set_current_tabpage", [tabHandles[currentTab]])
+        }
+        return problems
+    }
+
+    /// Splits `handle` as `layout` says and lists each window with its handle.
+    private func build(
+        _ layout: Layout, in handle: MessagePackValue, client: NeovimClient,
+        placed: inout [(window: Window, handle: MessagePackValue)], problems: inout [String]
+    ) throws(NeovimError) {
+        let parts: [Layout]
+        let split: MessagePackValue
+        switch layout {
+        case .window(let window):
+            placed.append((window, handle))
+            return
+        case .row(let children): parts = children; split = "rightbelow vsplit"
+        case .column(let children): parts = children; split = "rightbelow split"
+        }
+        var handles = [handle]
+        for _ in parts.dropFirst() {
+            _ = try client.call("nvim_set_current_win", [handles[handles.count - 1]])
+            do {
+                _ = try client.call("nvim_command", [split])
+                handles.append(try client.call("nvim_get_current_win"))
+            } catch {
+                problems.append("no room for a split: \(error)")
+                break
+            }
+        }
+        for (part, handle) in zip(parts, handles) {
+            try build(part, in: handle, client: client, placed: &placed, problems: &problems)
+        }
+    }
+
+    /// Shows `window`'s file in `handle` with its cursor; a window that
+    /// showed no file gets an empty scratch buffer.
+    private func show(_ window: Window, in handle: MessagePackValue, client: NeovimClient, problems: inout [String]) throws(NeovimError) {
+        guard let file = window.file else {
+            let scratch = try client.call("nvim_create_buf", [false, true])
+            _ = try client.call("nvim_win_set_buf", [handle, scratch])
+            return
+        }
+        let buffer = try client.call("nvim_call_function", ["bufadd", [.string(file)]])
+        do {
+            _ = try client.call("nvim_win_set_buf", [handle, buffer])
+        } catch {
+            problems.append("cannot open \(file): \(error)")
+            return
+        }
+        let lines = try client.call("nvim_buf_line_count", [buffer]).intValue ?? 1
+        let line = min(max(window.line, 1), max(lines, 1))
+        _ = try? client.call("nvim_win_set_cursor", [handle, [.int(Int64(line)), .int(Int64(max(window.column, 0)))]])
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import MessagePack
+import NeovimControl
+import RestoredTestSupport
+import SystemPackage
+import Testing
+
+/// A real Neovim (Debian's `neovim`, installed by the test command), found
+/// from `/proc` as the plugin finds it, read and replayed into a second one.
+@Suite(.serialized) struct NeovimSessionTests {
+    /// A headless Neovim with a private home, stopped (by pid) and its
+    /// directory removed at the end.
+    final class Editor {
+        let process: ChildProcess
+        let client: NeovimClient
+        let socket: FilePath
+
+        init(root: String) throws {
+            let executable = try #require(["/usr/bin/nvim", "/usr/local/bin/nvim"].first { FileManager.default.isExecutableFile(atPath: $0) }, "nvim is not installed")
+            var environment = ProcessInfo.processInfo.environment
+            for variable in ["NVIM", "NVIM_LISTEN_ADDRESS"] { environment[variable] = nil }
+            environment["HOME"] = root
+            environment["XDG_CONFIG_HOME"] = root + "/config"
+            environment["XDG_DATA_HOME"] = root + "/data"
+            environment["XDG_STATE_HOME"] = root + "/state"
+            environment["XDG_RUNTIME_DIR"] = root
+            environment["TMPDIR"] = root
+            process = try ChildProcess(executable, ["--headless", "--clean", "-n"], environment: environment, log: root + "/nvim-\(UUID().uuidString).log")
+            // Its server socket comes up as it starts (a hang guard, not a speed requirement).
+            var found: FilePath?
+            let deadline = ContinuousClock.now + .seconds(20)
+            while found == nil, ContinuousClock.now < deadline {
+                found = NeovimServer.sockets(ofProcess: process.pid).first
+                if found == nil { usleep(20_000) }
+            }
+            socket = try #require(found, "nvim \(process.pid) listens on no socket")
+            client = try NeovimClient(socket: socket, timeout: .seconds(10))
+        }
+
+        func command(_ text: String) throws {
+            _ = try client.call("nvim_command", [.string(text)])
+        }
+
+        deinit { process.stop() }
+    }
+
+    let root: String
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("nvim-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/work dir", withIntermediateDirectories: true)
+        try (1 ... 300).map { "line \($0)" }.joined(separator: "\n").write(toFile: root + "/work dir/long.txt", atomically: true, encoding: .utf8)
+        try "alpha\nbeta\ngamma\n".write(toFile: root + "/work dir/short.txt", atomically: true, encoding: .utf8)
+        // A hostile name: spaces, a quote, a bar and a newline, as one file.
+        try "x\n".write(toFile: root + "/work dir/a 'b'|c\nd.txt", atomically: true, encoding: .utf8)
+        try "listed\n".write(toFile: root + "/work dir/hidden.txt", atomically: true, encoding: .utf8)
+    }
+
+    @Test("Tabs, splits, files, cursors, sizes, the current tab and windows and the directory are read, and a second Neovim rebuilt from them reads the same")
+    func readAndReplay() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let work = root + "/work dir"
+        var expected: NeovimSession
+        do {
+            let editor = try Editor(root: root)
+            _ = try editor.client.call("nvim_set_current_dir", [.string(work)])
+            _ = try editor.client.call("nvim_call_function", ["bufadd", [.string(work + "/hidden.txt")]])
+            try editor.command("call setbufvar(bufnr('hidden.txt'), '&buflisted', 1)")
+            try editor.command("edit long.txt")
+            try editor.command("call cursor(120, 3)")
+            try editor.command("vsplit short.txt")
+            try editor.command("call cursor(2, 1)")
+            try editor.command("split")
+            _ = try editor.client.call("nvim_win_set_buf", [0, try editor.client.call("nvim_call_function", ["bufadd", [.string(work + "/a 'b'|c\nd.txt")]])])
+            try editor.command("tabnew")
+            try editor.command("help")
+            try editor.command("tabnext 1")
+            try editor.command("wincmd l")
+            expected = try NeovimSession.read(from: editor.client)
+        }
+        #expect(expected.directory == work)
+        #expect(expected.tabs.count == 2)
+        #expect(expected.currentTab == 0)
+        #expect(expected.buffers.contains(work + "/hidden.txt"))
+        let first = expected.tabs[0]
+        guard case .row(let columns) = first.layout, columns.count == 2, case .column(let stacked) = columns[0] else {
+            Issue.record("unexpected layout \(first.layout)")
+            return
+        }
+        #expect(stacked.count == 2)
+        #expect(first.layout.windows.map(\.file) == [work + "/a 'b'|c\nd.txt", work + "/short.txt", work + "/long.txt"])
+        #expect(first.layout.windows[2].line == 120 && first.layout.windows[2].column == 2)
+        #expect(first.layout.windows[1].line == 2)
+        #expect(first.currentWindow == 2)
+        // The help window and the empty one are no files.
+        #expect(expected.tabs[1].layout.windows.allSatisfy { $0.file == nil })
+
+        let editor = try Editor(root: root)
+        let problems = try expected.replay(into: editor.client)
+        #expect(problems.isEmpty)
+        let replayed = try NeovimSession.read(from: editor.client)
+        #expect(replayed == expected)
+        // Nothing saved became a command: the hostile name is one file.
+        let names = try editor.client.call("nvim_call_function", ["getbufinfo", []]).arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(names?.contains(work + "/a 'b'|c\nd.txt") == true)
+    }
+
+    @Test("A file gone since the save and a line past its end: the window stays, the cursor is clamped, one line says what")
+    func changedFiles() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let work = root + "/work dir"
+        let session = NeovimSession(
+            directory: root + "/gone directory", buffers: [],
+            tabs: [.init(layout: .column([
+                .window(.init(file: work + "/short.txt", line: 999, column: 0, width: 80, height: 10)),
+                .window(.init(file: work + "/deleted.txt", line: 5, column: 0, width: 80, height: 10)),
+            ]), currentWindow: 0)],
+            currentTab: 0)
+        let editor = try Editor(root: root)
+        let problems = try session.replay(into: editor.client)
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("gone directory") == true)
+        let replayed = try NeovimSession.read(from: editor.client)
+        #expect(replayed.tabs[0].layout.windows.map(\.file) == [work + "/short.txt", work + "/deleted.txt"])
+        #expect(replayed.tabs[0].layout.windows[0].line == 3)
+    }
+
+    @Test("No socket, a peer that sends garbage, and one that never answers: each an error in its time, not a hang")
+    func notNeovim() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        #expect(throws: NeovimError.self) { try NeovimClient(socket: FilePath(root + "/no-such-socket")) }
+        for (name, reply) in [("garbage", [UInt8]([0xC1, 0xC1])), ("silent", [])] {
+            let path = root + "/" + name
+            let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(listener) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8) }
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+            #expect(bound == 0 && listen(listener, 1) == 0)
+            let client = try NeovimClient(socket: FilePath(path), timeout: .milliseconds(300))
+            let peer = accept(listener, nil, nil)
+            defer { close(peer) }
+            if !reply.isEmpty { _ = reply.withUnsafeBytes { write(peer, $0.baseAddress, $0.count) } }
+            #expect(throws: NeovimError.self) { try client.call("nvim_get_mode") }
+        }
+    }
+}
