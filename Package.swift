@@ -346,6 +346,7 @@ let package = Package(
         .testTarget(
             name: "RestoredDaemonTests",
             dependencies: [
+                "NeovimControl",
                 "RestoredDaemon",
                 "RestoredEngine",
                 "RestoredPluginHosting",

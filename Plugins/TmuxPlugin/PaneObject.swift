@@ -24,8 +24,9 @@ final class PaneObject: RestorableObject, RestorationClass {
     /// one tmux gave it when restored (pane-base-index may differ).
     private(set) var index: Int?
 
-    /// A pane read at a save; its program is kept when `policy` allows it.
-    init(_ pane: TmuxSnapshot.Pane, policy: ProgramPolicy, contents: String?) {
+    /// A pane read at a save; its program is kept when the policy allows
+    /// it, with its state when it is a Neovim.
+    init(_ pane: TmuxSnapshot.Pane, context: TmuxPlugin.SaveContext, contents: String?) {
         restorationIdentifier = String(pane.index)
         index = pane.index
         directory = pane.directory
@@ -33,7 +34,10 @@ final class PaneObject: RestorableObject, RestorationClass {
         self.contents = contents.map(PaneContents.printable)
         isActive = pane.active
         isLast = pane.last
-        program = ForegroundProgram.of(panePID: pane.pid).flatMap { policy.allows($0.arguments) ? ProgramObject(arguments: $0.arguments) : nil }
+        program = ForegroundProgram.of(panePID: pane.pid).flatMap { found in
+            guard context.policy.allows(found.arguments) else { return nil }
+            return ProgramObject(arguments: found.arguments, editor: context.editor(found))
+        }
     }
 
     private init(index: Int) {

@@ -7,14 +7,20 @@ import TmuxControl
 ///
 /// Which program may run is decided again at restore against the plugin's
 /// allow-list, never taken from the archive (R16); the arguments are quoted
-/// for the shell, so nothing in them is interpreted.
+/// for the shell, so nothing in them is interpreted. A Neovim's own state
+/// is its child, ``EditorObject``.
 final class ProgramObject: RestorableObject, RestorationClass {
     var restorationIdentifier: String? = "program"
     var restorationClass: (any RestorationClass.Type)? = ProgramObject.self
     let arguments: [String]
+    /// The state of the Neovim it is, when it is one that answered.
+    private let editor: EditorObject?
 
-    init(arguments: [String]) {
+    var restorationChildren: [any RestorableObject] { editor.map { [$0] } ?? [] }
+
+    init(arguments: [String], editor: EditorObject? = nil) {
         self.arguments = arguments
+        self.editor = editor
     }
 
     func encodeRestorableState(with coder: StateCoder) throws {
@@ -37,6 +43,7 @@ final class ProgramObject: RestorableObject, RestorationClass {
             plugin.context.log("\(parent): cannot start \(arguments.first ?? ""): \(error)", level: .warning)
             return nil
         }
+        plugin.restoringPrograms.insert(plugin.key(path))
         return ProgramObject(arguments: arguments)
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import MessagePack
+import NeovimControl
 import RestorationKit
 import RestoredDBus
 import RestoredLaunch
@@ -17,7 +19,8 @@ public func restoredPluginV1() -> UnsafeRawPointer {
 /// The tree: a ``ServerObject`` per socket (its name), a ``SessionObject``
 /// per session (its name), a ``WindowObject`` per window (its index), a
 /// ``PaneObject`` per pane (its index) and, in a pane that shows a program
-/// of the allow-list, a ``ProgramObject``. Each is recreated by its own
+/// of the allow-list, a ``ProgramObject`` (and under a Neovim, its state:
+/// an ``EditorObject``). Each is recreated by its own
 /// restoration class, parents first (R8); layouts, zoom and the active and
 /// last windows and panes are applied once every pane exists (R9), the
 /// active ones held as references (R14).
@@ -32,7 +35,7 @@ final class TmuxPlugin: RestorationPlugin {
     static let appVersion = "1"
     static let displayName = "tmux"
     static var restorationClasses: [any RestorationClass.Type] {
-        [ServerObject.self, SessionObject.self, WindowObject.self, PaneObject.self, ProgramObject.self]
+        [ServerObject.self, SessionObject.self, WindowObject.self, PaneObject.self, ProgramObject.self, EditorObject.self]
     }
 
     let context: PluginContext
@@ -56,6 +59,21 @@ final class TmuxPlugin: RestorationPlugin {
         let policy: ProgramPolicy
         /// The panes' visible text, by ``PaneContents/key(session:window:pane:)``, when kept.
         let contents: [String: String]
+        /// The state of a pane's program, when it is a Neovim that answers.
+        let editor: (ForegroundProgram) -> EditorObject?
+    }
+
+    /// The state of `program` when it is a Neovim (asked over its socket,
+    /// a second at most); a Neovim that does not answer is one log line
+    /// and is restored as it was typed.
+    func editor(of program: ForegroundProgram) -> EditorObject? {
+        guard ForegroundProgram.baseName(program.arguments.first ?? "") == "nvim" else { return nil }
+        var problem: String?
+        let editor = EditorObject.read(from: program, timeout: .seconds(1), problem: &problem)
+        if editor == nil, let problem {
+            context.log("\(problem): its files and windows are not saved, only its command", level: .notice)
+        }
+        return editor
     }
 
     var rootObjects: [any RestorableObject] { servers }
@@ -96,7 +114,7 @@ final class TmuxPlugin: RestorationPlugin {
             do {
                 let snapshot = try TmuxSnapshot.read(from: runner)
                 let contents = keepsPaneContents ? try PaneContents.read(snapshot, from: runner) : [:]
-                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents)))
+                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents, editor: editor(of:))))
             } catch {
                 // A stale socket (its server gone) is no error; anything else is this server's only.
                 if !error.description.contains("no server running") && !error.description.contains("error connecting") {
@@ -156,6 +174,10 @@ final class TmuxPlugin: RestorationPlugin {
     var restoringWindows: [String: RestoringWindow] = [:]
     /// The panes created by this restore: their server and target, for their programs.
     var restoringPanes: [String: (runner: TmuxRunner, target: String)] = [:]
+    /// The programs this restore typed again, by ``key(_:)``.
+    var restoringPrograms: Set<String> = []
+    /// The Neovims to replay once every pane has its size: their pane and saved state.
+    var pendingEditors: [(runner: TmuxRunner, target: String, session: NeovimSession, path: String)] = []
 
     /// A dictionary key for `path`.
     func key(_ path: RestorationPath) -> String {
@@ -166,6 +188,7 @@ final class TmuxPlugin: RestorationPlugin {
     var startedServers: [String] = []
 
     func restorationDidFinish() {
+        replayEditors()
         if !startedServers.isEmpty {
             context.log("started tmux server \(startedServers.joined(separator: ", "))", level: .info)
         }
@@ -173,5 +196,50 @@ final class TmuxPlugin: RestorationPlugin {
         restoringSessions = [:]
         restoringWindows = [:]
         restoringPanes = [:]
+        restoringPrograms = []
+        pendingEditors = []
+    }
+
+    /// How long the Neovims typed by a restore have, together, to come up
+    /// and leave any prompt (a hang guard: a swap file's question waits for
+    /// the user).
+    static let editorDeadline: Duration = .seconds(15)
+
+    /// Replays each pending Neovim's state into the nvim its pane now runs.
+    func replayEditors() {
+        let deadline = ContinuousClock.now + Self.editorDeadline
+        for pending in pendingEditors {
+            do {
+                let client = try NeovimClient(socket: try editorSocket(in: pending.target, runner: pending.runner, before: deadline), timeout: .seconds(3))
+                // A Neovim asking its user something (a swap file found,
+                // "Press ENTER") is left to the user: its answer comes first.
+                while try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
+                    guard ContinuousClock.now < deadline else {
+                        throw NeovimError("it waits at a prompt (a swap file from before?); answer it in the pane; its windows were not replayed")
+                    }
+                    usleep(50_000)
+                }
+                for problem in try pending.session.replay(into: client) {
+                    context.log("\(pending.path): \(problem)", level: .notice)
+                }
+            } catch {
+                context.log("\(pending.path): \(error)", level: .warning)
+            }
+        }
+    }
+
+    /// The socket of the nvim that pane `target` runs, once it runs one.
+    private func editorSocket(in target: String, runner: TmuxRunner, before deadline: ContinuousClock.Instant) throws -> FilePath {
+        guard let pid = Int32(try runner.run(["display-message", "-p", "-t", target, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw NeovimError("tmux names no process for pane \(target)")
+        }
+        while true {
+            if let program = ForegroundProgram.of(panePID: pid), ForegroundProgram.baseName(program.arguments.first ?? "") == "nvim",
+               let socket = NeovimServer.sockets(ofProcess: program.pid).first {
+                return socket
+            }
+            guard ContinuousClock.now < deadline else { throw NeovimError("no nvim came up in pane \(target) within \(Self.editorDeadline)") }
+            usleep(50_000)
+        }
     }
 }

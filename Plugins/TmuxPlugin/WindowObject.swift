@@ -38,7 +38,7 @@ final class WindowObject: RestorableObject, RestorationClass {
         isActive = window.active
         isLast = window.last
         panes = window.panes.map { pane in
-            PaneObject(pane, policy: context.policy, contents: context.contents[PaneContents.key(session: session, window: window.index, pane: pane.index)])
+            PaneObject(pane, context: context, contents: context.contents[PaneContents.key(session: session, window: window.index, pane: pane.index)])
         }
         activePane = panes.first { $0.isActive }
         lastPane = panes.first { $0.isLast }

@@ -1,4 +1,5 @@
 import Foundation
+import NeovimControl
 import RestoredDBus
 import RestoredTestSupport
 import SystemPackage
@@ -52,13 +53,26 @@ import TmuxControl
     static func comparable(_ snapshot: TmuxSnapshot) -> [String] {
         snapshot.sessions.flatMap { session in
             ["session \(session.name) group \(session.group.map { $0 == session.name ? "leader" : "member" } ?? "-")"] + session.windows.flatMap { window in
-                ["  window \(window.index) \(window.name) auto \(window.automaticRename) zoom \(window.zoomed) active \(window.active) last \(window.last) \(geometry(window.layout))"]
+                ["  window \(window.index) \(window.automaticRename ? "(named by tmux)" : window.name) auto \(window.automaticRename) zoom \(window.zoomed) active \(window.active) last \(window.last) \(geometry(window.layout))"]
                     + window.panes.map { "    pane \($0.index) \($0.directory) [\($0.title)] active \($0.active)" }
             }
         }
     }
 
-    @Test("Every server comes back: sessions, windows with names and exact layouts, zoom, active and last windows and panes, directories, titles and an allowed program; a second restore adds nothing")
+    /// The Neovim pane `panePID` runs, and a client of its socket, once it is up.
+    static func neovim(in panePID: Int32) async throws -> (pid: Int32, client: NeovimClient) {
+        var found: (Int32, FilePath)?
+        try await LogindInhibitorTests.eventually {
+            guard let program = ForegroundProgram.of(panePID: panePID), program.arguments.first == "nvim",
+                  let socket = NeovimServer.sockets(ofProcess: program.pid).first else { return false }
+            found = (program.pid, socket)
+            return true
+        }
+        let (pid, socket) = try #require(found)
+        return (pid, try NeovimClient(socket: socket, timeout: .seconds(10)))
+    }
+
+    @Test("Every server comes back: sessions, windows with names and exact layouts, zoom, active and last windows and panes, directories, titles, an allowed program and a Neovim's tabs, splits, files and cursors; a second restore adds nothing")
     func saveKillRestore() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
@@ -68,6 +82,8 @@ import TmuxControl
         let a = root + "/project a", b = root + "/project b"
         for directory in [a, b] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         try "line 1\nline 2\n".write(toFile: a + "/notes.txt", atomically: true, encoding: .utf8)
+        try (1 ... 200).map { "code line \($0)" }.joined(separator: "\n").write(toFile: a + "/main.c", atomically: true, encoding: .utf8)
+        try "other\n".write(toFile: b + "/other file.txt", atomically: true, encoding: .utf8)
 
         let main = try Self.server("default", in: tmuxDirectory)
         let second = try Self.server("second", in: tmuxDirectory)
@@ -92,13 +108,22 @@ import TmuxControl
             ["send-keys", "-t", "=work:0.0", "less notes.txt", "Enter"],
             ["send-keys", "-t", "=work:0.2", "sleep 3000", "Enter"],
             ["send-keys", "-t", "=work:3.0", "echo restored-marker-42", "Enter"],
+            ["send-keys", "-t", "=work:4.0", "nvim main.c", "Enter"],
         ])
         _ = try second.run(["new-session", "-d", "-s", "scratch", "-c", b])
-        let before = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
         // The marker is on screen, and less is up, before the save.
         try await LogindInhibitorTests.eventually { ((try? main.run(["capture-pane", "-p", "-t", "=work:3.0"])) ?? "").contains("\nrestored-marker-42") }
         let lessPane = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes.first)
         try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: lessPane.pid)?.arguments.first == "less" }
+        // Neovim is up: the user splits, moves, opens a tab, as anyone would.
+        let editorPane = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first { $0.index == 4 }?.panes.first)
+        let editor = try await Self.neovim(in: editorPane.pid)
+        for command in ["vsplit \(b)/other file.txt", "wincmd l", "call cursor(120, 6)", "tabnew \(a)/notes.txt", "call cursor(2, 1)", "tabnext 1"] {
+            _ = try editor.client.call("nvim_command", [.string(command)])
+        }
+        let savedEditor = try NeovimSession.read(from: editor.client)
+        #expect(savedEditor.tabs.count == 2 && savedEditor.tabs[0].layout.windows.map(\.line) == [1, 120])
+        let before = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
 
         // restored runs under a seccomp filter, as its unit makes it.
         let daemon = try environment.startDaemon(
@@ -111,9 +136,10 @@ import TmuxControl
         defer { admin.close() }
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
 
-        // Everything dies (logout).
+        // Everything dies (logout), Neovim too (it removes its swap file as it goes).
         _ = try main.run(["kill-server"])
         _ = try second.run(["kill-server"])
+        try await LogindInhibitorTests.eventually { kill(editor.pid, 0) != 0 }
 
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
         let after = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
@@ -138,6 +164,14 @@ import TmuxControl
         #expect(Self.seccomp(of: less.pid) == "0")
         #expect(Self.seccomp(of: restored[1].pid) == "0")
         #expect(ForegroundProgram.of(panePID: restored[2].pid) == nil)
+
+        // Neovim comes back with its tabs, splits, files and cursors, and
+        // without restored's sandbox.
+        let restoredEditorPane = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first { $0.index == 4 }?.panes.first)
+        let restoredEditor = try await Self.neovim(in: restoredEditorPane.pid)
+        let restoredSession = try NeovimSession.read(from: restoredEditor.client)
+        #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
+        #expect(Self.seccomp(of: restoredEditor.pid) == "0")
 
         // With pane-contents on, a pane shows its text again above its new prompt.
         try await LogindInhibitorTests.eventually { ((try? main.run(["capture-pane", "-p", "-t", "=work:3.0"])) ?? "").contains("restored-marker-42") }
