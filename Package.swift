@@ -385,6 +385,7 @@ let package = Package(
             name: "NeovimControlTests",
             dependencies: [
                 "NeovimControl",
+                "TmuxControl",
                 "MessagePack",
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -201,8 +201,7 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// How long the Neovims typed by a restore have, together, to come up
-    /// and leave any prompt (a hang guard: a swap file's question waits for
-    /// the user).
+    /// (a hang guard on a loaded machine).
     static let editorDeadline: Duration = .seconds(15)
 
     /// Replays each pending Neovim's state into the nvim its pane now runs.
@@ -211,11 +210,13 @@ final class TmuxPlugin: RestorationPlugin {
         for pending in pendingEditors {
             do {
                 let client = try NeovimClient(socket: try editorSocket(in: pending.target, runner: pending.runner, before: deadline), timeout: .seconds(3))
-                // A Neovim asking its user something (a swap file found,
-                // "Press ENTER") is left to the user: its answer comes first.
+                // A Neovim asking its user something as it starts (a swap
+                // file of the file it was typed with) is left to the user:
+                // their answer comes first, and nothing is replayed behind it.
+                let asking = ContinuousClock.now + .seconds(1)
                 while try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
-                    guard ContinuousClock.now < deadline else {
-                        throw NeovimError("it waits at a prompt (a swap file from before?); answer it in the pane; its windows were not replayed")
+                    guard ContinuousClock.now < asking else {
+                        throw NeovimError("nvim waits for its user's answer (a swap file: changes never written?); its windows were not replayed")
                     }
                     usleep(50_000)
                 }

@@ -7,7 +7,9 @@ extension NeovimSession {
     ///
     /// Only constant commands are run as Ex commands (`tabnew`,
     /// `rightbelow vsplit`, ...); every saved name is an API argument.
-    /// Cursors are kept within the file as it is now.
+    /// Cursors are kept within the file as it is now. When opening a file
+    /// makes Neovim stop for its user (a swap file), the replay stops
+    /// there with an error: the user's answer comes first.
     public func replay(into client: NeovimClient) throws(NeovimError) -> [String] {
         var problems: [String] = []
         do {
@@ -93,6 +95,12 @@ extension NeovimSession {
         } catch {
             problems.append("cannot open \(file): \(error)")
             return
+        }
+        // Opening it made Neovim stop for its user (a swap file: changes
+        // never written, or another Neovim editing it): the user answers
+        // first, and nothing more is done behind their back.
+        if try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
+            throw NeovimError("Neovim stopped at \(file) to tell its user about a swap file (changes never written, or another Neovim editing it); the windows after it were not replayed")
         }
         let lines = try client.call("nvim_buf_line_count", [buffer]).intValue ?? 1
         let line = min(max(window.line, 1), max(lines, 1))

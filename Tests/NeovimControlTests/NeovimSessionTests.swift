@@ -4,6 +4,7 @@ import NeovimControl
 import RestoredTestSupport
 import SystemPackage
 import Testing
+import TmuxControl
 
 /// A real Neovim (Debian's `neovim`, installed by the test command), found
 /// from `/proc` as the plugin finds it, read and replayed into a second one.
@@ -15,17 +16,23 @@ import Testing
         let client: NeovimClient
         let socket: FilePath
 
-        init(root: String) throws {
-            let executable = try #require(["/usr/bin/nvim", "/usr/local/bin/nvim"].first { FileManager.default.isExecutableFile(atPath: $0) }, "nvim is not installed")
+        /// The environment of a Neovim with its files under `root`.
+        static func environment(root: String) -> [String: String] {
             var environment = ProcessInfo.processInfo.environment
-            for variable in ["NVIM", "NVIM_LISTEN_ADDRESS"] { environment[variable] = nil }
+            for variable in ["NVIM", "NVIM_LISTEN_ADDRESS", "TMUX"] { environment[variable] = nil }
             environment["HOME"] = root
             environment["XDG_CONFIG_HOME"] = root + "/config"
             environment["XDG_DATA_HOME"] = root + "/data"
             environment["XDG_STATE_HOME"] = root + "/state"
             environment["XDG_RUNTIME_DIR"] = root
             environment["TMPDIR"] = root
-            process = try ChildProcess(executable, ["--headless", "--clean", "-n"], environment: environment, log: root + "/nvim-\(UUID().uuidString).log")
+            environment["SHELL"] = "/bin/sh"
+            return environment
+        }
+
+        init(root: String, swap: Bool = false) throws {
+            let executable = try #require(["/usr/bin/nvim", "/usr/local/bin/nvim"].first { FileManager.default.isExecutableFile(atPath: $0) }, "nvim is not installed")
+            process = try ChildProcess(executable, ["--headless", "--clean"] + (swap ? [] : ["-n"]), environment: Self.environment(root: root), log: root + "/nvim-\(UUID().uuidString).log")
             // Its server socket comes up as it starts (a hang guard, not a speed requirement).
             var found: FilePath?
             let deadline = ContinuousClock.now + .seconds(20)
@@ -123,6 +130,48 @@ import Testing
         let replayed = try NeovimSession.read(from: editor.client)
         #expect(replayed.tabs[0].layout.windows.map(\.file) == [work + "/short.txt", work + "/deleted.txt"])
         #expect(replayed.tabs[0].layout.windows[0].line == 3)
+    }
+
+    @Test("A file whose swap file makes Neovim stop for its user ends the replay there with an error, at once, not after a timeout")
+    func swapFileStopsTheReplay() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let work = root + "/work dir"
+        // Another Neovim edits short.txt and has changed it: its swap file is there.
+        let other = try Editor(root: root, swap: true)
+        try other.command("edit \(work)/short.txt")
+        try other.command("normal! dd")
+        // The Neovim replayed into has a terminal (tmux), as a restored one does.
+        let tmuxRoot = root + "/tmux"
+        try FileManager.default.createDirectory(atPath: tmuxRoot, withIntermediateDirectories: true)
+        var environment = Editor.environment(root: root)
+        environment["TMUX_TMPDIR"] = tmuxRoot
+        let tmux = try #require(TmuxRunner(socket: FilePath(tmuxRoot + "/server"), environment: environment))
+        defer { _ = try? tmux.run(["kill-server"]) }
+        _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "nvim --clean"])
+        let panePID = try #require(Int32(try tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        var socket: FilePath?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while socket == nil, ContinuousClock.now < deadline {
+            socket = NeovimServer.sockets(ofProcess: panePID).first
+            if socket == nil { usleep(20_000) }
+        }
+        let client = try NeovimClient(socket: try #require(socket), timeout: .seconds(20))
+        let session = NeovimSession(
+            directory: work, buffers: [],
+            tabs: [.init(layout: .row([
+                .window(.init(file: work + "/long.txt", line: 5, column: 0, width: 50, height: 20)),
+                .window(.init(file: work + "/short.txt", line: 2, column: 0, width: 49, height: 20)),
+            ]), currentWindow: 0)],
+            currentTab: 0)
+        let started = ContinuousClock.now
+        #expect {
+            _ = try session.replay(into: client)
+        } throws: { error in
+            (error as? NeovimError)?.description.contains("short.txt") == true
+        }
+        // Stopped by asking Neovim, not by the client's 20 s timeout.
+        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(try client.call("nvim_get_mode")["blocking"] == true)
     }
 
     @Test("No socket, a peer that sends garbage, and one that never answers: each an error in its time, not a hang")
