@@ -3,7 +3,8 @@ import RestorationKit
 import TmuxControl
 
 /// The program a pane showed, when it is on the allow-list: started again
-/// in the pane's shell, with its arguments, as if typed.
+/// in the pane's shell, with its arguments, as if typed, once every pane
+/// has its final size.
 ///
 /// Which program may run is decided again at restore against the plugin's
 /// allow-list, never taken from the archive (R16); the arguments are quoted
@@ -36,13 +37,9 @@ final class ProgramObject: RestorableObject, RestorationClass {
             plugin.context.log("\(parent): \(arguments.first ?? "") is not on the allow-list: the pane gets a shell", level: .info)
             return nil
         }
-        let line = arguments.map(Self.shellQuoted).joined(separator: " ")
-        do {
-            _ = try pane.runner.run(commands: [["send-keys", "-t", pane.target, "-l", line], ["send-keys", "-t", pane.target, "Enter"]])
-        } catch {
-            plugin.context.log("\(parent): cannot start \(arguments.first ?? ""): \(error)", level: .warning)
-            return nil
-        }
+        // Typed once every window has its layout (``TmuxPlugin/typePrograms()``):
+        // a program started before its pane's last resize may miss it.
+        plugin.pendingPrograms.append((pane.runner, pane.target, arguments, parent.description))
         plugin.restoringPrograms.insert(plugin.key(path))
         return ProgramObject(arguments: arguments)
     }

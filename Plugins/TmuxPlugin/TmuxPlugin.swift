@@ -174,8 +174,11 @@ final class TmuxPlugin: RestorationPlugin {
     var restoringWindows: [String: RestoringWindow] = [:]
     /// The panes created by this restore: their server and target, for their programs.
     var restoringPanes: [String: (runner: TmuxRunner, target: String)] = [:]
-    /// The programs this restore typed again, by ``key(_:)``.
+    /// The programs this restore types again, by ``key(_:)``.
     var restoringPrograms: Set<String> = []
+    /// The programs to type once every window has its layout: their pane,
+    /// arguments and the pane's path.
+    var pendingPrograms: [(runner: TmuxRunner, target: String, arguments: [String], path: String)] = []
     /// The Neovims to replay once every pane has its size: their pane and saved state.
     var pendingEditors: [(runner: TmuxRunner, target: String, session: NeovimSession, path: String)] = []
 
@@ -188,6 +191,7 @@ final class TmuxPlugin: RestorationPlugin {
     var startedServers: [String] = []
 
     func restorationDidFinish() {
+        typePrograms()
         replayEditors()
         if !startedServers.isEmpty {
             context.log("started tmux server \(startedServers.joined(separator: ", "))", level: .info)
@@ -197,7 +201,30 @@ final class TmuxPlugin: RestorationPlugin {
         restoringWindows = [:]
         restoringPanes = [:]
         restoringPrograms = []
+        pendingPrograms = []
         pendingEditors = []
+    }
+
+    /// Types each pending program into its pane's shell, its arguments
+    /// quoted for the shell, once the pane's pty has the pane's size
+    /// (``PaneTerminal``; two seconds at most for all).
+    func typePrograms() {
+        let deadline = ContinuousClock.now + .seconds(2)
+        for program in pendingPrograms {
+            let line = program.arguments.map(ProgramObject.shellQuoted).joined(separator: " ")
+            do {
+                let fields = try program.runner.run(["display-message", "-p", "-t", program.target, "#{pane_pid} #{pane_width} #{pane_height}"])
+                    .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+                if fields.count == 3, let pid = Int32(exactly: fields[0]) {
+                    while let size = PaneTerminal.size(ofPanePID: pid), size != (fields[1], fields[2]), ContinuousClock.now < deadline {
+                        usleep(10_000)
+                    }
+                }
+                _ = try program.runner.run(commands: [["send-keys", "-t", program.target, "-l", line], ["send-keys", "-t", program.target, "Enter"]])
+            } catch {
+                context.log("\(program.path): cannot start \(program.arguments.first ?? ""): \(error)", level: .warning)
+            }
+        }
     }
 
     /// How long the Neovims typed by a restore have, together, to come up

@@ -121,3 +121,26 @@ import TmuxControl
         #expect(PaneContents.printable(hostile) == "ok\tcolumn\n]52;c;c2VjcmV0title[31mred2J\nlast  ")
     }
 }
+
+/// A pane's pty size, as a program started in it reads it.
+@Suite struct PaneTerminalTests {
+    @Test("The pty of a pane gets the pane's size after a split; a process with no terminal has none")
+    func ptySize() async throws {
+        let server = try TmuxSnapshotTests.Server()
+        try server.tmux("new-session", "-d", "-s", "s", "-x", "100", "-y", "30")
+        try server.tmux("split-window", "-h", "-t", "=s:0")
+        let fields = try server.runner.run(["display-message", "-p", "-t", "=s:0.1", "#{pane_pid} #{pane_width} #{pane_height}"])
+            .split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
+        #expect(fields.count == 3)
+        // tmux tells the pty a little later (a hang guard, not a speed requirement).
+        let deadline = ContinuousClock.now + .seconds(20)
+        var size = PaneTerminal.size(ofPanePID: fields[0])
+        while let current = size, current != (Int(fields[1]), Int(fields[2])), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            size = PaneTerminal.size(ofPanePID: fields[0])
+        }
+        #expect(size?.columns == Int(fields[1]) && size?.rows == Int(fields[2]))
+        #expect(fields[1] < 100)
+        #expect(PaneTerminal.size(ofPanePID: -1) == nil)
+    }
+}
