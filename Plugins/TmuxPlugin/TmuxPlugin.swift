@@ -63,13 +63,27 @@ final class TmuxPlugin: RestorationPlugin {
         let editor: (ForegroundProgram) -> EditorObject?
     }
 
+    /// How long one save may spend asking Neovims, all of them together:
+    /// a Neovim that does not answer (stopped, or busy) must not cost the
+    /// suspend budget.
+    static let editorReadBudget: Duration = .seconds(2)
+
+    /// When this save stops asking Neovims.
+    private var editorReadDeadline = ContinuousClock.now
+
     /// The state of `program` when it is a Neovim (asked over its socket,
-    /// a second at most); a Neovim that does not answer is one log line
-    /// and is restored as it was typed.
+    /// a second at most, within ``editorReadBudget``); a Neovim that does
+    /// not answer, or that waits for its user's answer, is one log line and
+    /// is restored as it was typed.
     func editor(of program: ForegroundProgram) -> EditorObject? {
         guard ForegroundProgram.baseName(program.arguments.first ?? "") == "nvim" else { return nil }
+        let left = ContinuousClock.now.duration(to: editorReadDeadline)
+        guard left > .milliseconds(10) else {
+            context.log("nvim \(program.pid): this save has spent its \(Self.editorReadBudget) on Neovims; its files and windows are not saved, only its command", level: .notice)
+            return nil
+        }
         var problem: String?
-        let editor = EditorObject.read(from: program, timeout: .seconds(1), problem: &problem)
+        let editor = EditorObject.read(from: program, timeout: min(.seconds(1), left), problem: &problem)
         if editor == nil, let problem {
             context.log("\(problem): its files and windows are not saved, only its command", level: .notice)
         }
@@ -107,6 +121,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// this save fails and the last archive stays.
     func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
         servers = []
+        editorReadDeadline = ContinuousClock.now + Self.editorReadBudget
         var keepLastArchive: String?
         let sockets = TmuxServer.sockets(environment: environment).filter { !ignoredServers.contains($0.name) }
         for server in sockets {

@@ -88,8 +88,14 @@ public struct NeovimSession: Hashable, Sendable {
 }
 
 extension NeovimSession {
-    /// Reads what the Neovim behind `client` shows, in three round trips.
+    /// Reads what the Neovim behind `client` shows, in three round trips
+    /// after one that asks whether it waits for its user (a prompt, a
+    /// "Press ENTER"): such a Neovim answers nothing else until the user
+    /// does, so it is an error at once rather than a timeout.
     public static func read(from client: NeovimClient) throws(NeovimError) -> NeovimSession {
+        if try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
+            throw NeovimError("Neovim waits for its user's answer at a prompt; its state cannot be read now")
+        }
         let first = try client.callAtomic([
             ("nvim_call_function", ["getcwd", [-1]]),
             ("nvim_list_tabpages", []),

@@ -132,7 +132,7 @@ import TmuxControl
         #expect(replayed.tabs[0].layout.windows[0].line == 3)
     }
 
-    @Test("A file whose swap file makes Neovim stop for its user ends the replay there with an error, at once, not after a timeout")
+    @Test("A file whose swap file makes Neovim stop for its user ends the replay there with an error, and a read then fails, each at once, not after a timeout")
     func swapFileStopsTheReplay() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let work = root + "/work dir"
@@ -172,6 +172,14 @@ import TmuxControl
         // Stopped by asking Neovim, not by the client's 20 s timeout.
         #expect(ContinuousClock.now - started < .seconds(15))
         #expect(try client.call("nvim_get_mode")["blocking"] == true)
+        // A save meanwhile is told so at once, not after the client's timeout.
+        let asked = ContinuousClock.now
+        #expect {
+            _ = try NeovimSession.read(from: client)
+        } throws: { error in
+            (error as? NeovimError)?.description.contains("waits for its user") == true
+        }
+        #expect(ContinuousClock.now - asked < .seconds(15))
     }
 
     @Test("No socket, a peer that sends garbage, and one that never answers: each an error in its time, not a hang")
