@@ -347,6 +347,7 @@ let package = Package(
             name: "RestoredDaemonTests",
             dependencies: [
                 "NeovimControl",
+                "RestoredLaunch",
                 "RestoredDaemon",
                 "RestoredEngine",
                 "RestoredPluginHosting",

@@ -74,7 +74,9 @@ final class PaneObject: RestorableObject, RestorationClass {
             target = "\(window.target).\(window.lastPane)"
         }
         window.firstPaneUsed = true
-        if let title, !title.isEmpty { commands.append(["select-pane", "-t", target, "-T", title]) }
+        if let title, !title.isEmpty, plugin.supports(.paneTitles, runner: window.runner, otherwise: "panes get no title") {
+            commands.append(["select-pane", "-t", target, "-T", title])
+        }
         // The text it showed, printed again above a new shell's prompt (only
         // when this plugin keeps pane contents).
         if plugin.keepsPaneContents, let text = (try? coder.decode(String.self, forKey: "contents")) ?? nil, !text.isEmpty,

@@ -10,7 +10,8 @@ import TmuxControl
 /// Restoring it makes sure a server listens on that socket: when none does,
 /// one is started as `tmux -D -S SOCKET` (in the foreground, so its unit
 /// lives as long as it does) by the user manager, or detached without one
-/// (``UserUnitLauncher``).
+/// (``UserUnitLauncher``). A tmux before 3.2 has no `-D`: its server is
+/// started as a daemon of a `Type=forking` unit (said once).
 final class ServerObject: RestorableObject, RestorationClass {
     var restorationIdentifier: String?
     var restorationClass: (any RestorationClass.Type)? = ServerObject.self
@@ -68,6 +69,7 @@ final class ServerObject: RestorableObject, RestorationClass {
             return nil
         }
         plugin.startedServers.append(name)
+        if !plugin.supports(.foregroundServer, runner: runner, otherwise: "") { plugin.forkedServers.append(runner) }
         return ServerObject(name: name, runner: runner)
     }
 
@@ -75,11 +77,18 @@ final class ServerObject: RestorableObject, RestorationClass {
     private static func start(name: String, runner: TmuxRunner, plugin: TmuxPlugin) throws {
         let directory = runner.socket.removingLastComponent()
         try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // tmux before 3.2 cannot stay in the foreground: its server is a
+        // daemon the unit follows (Type=forking), kept alive with no session
+        // (exit-empty off) until the restore has made its sessions.
+        let foreground = plugin.supports(.foregroundServer, runner: runner, otherwise: "the server is started as a daemon of a forking unit")
         let request = LaunchRequest(
             unitName: UnitName.service(launcher: "restored", applicationID: "tmux"),
             description: "tmux server \(name), restored by restored",
-            command: [runner.executable.string, "-D", "-S", runner.socket.string],
-            workingDirectory: plugin.environment["HOME"].map { FilePath($0) }
+            command: foreground
+                ? [runner.executable.string, "-D", "-S", runner.socket.string]
+                : [runner.executable.string, "-S", runner.socket.string, "start-server", ";", "set-option", "-g", "exit-empty", "off"],
+            workingDirectory: plugin.environment["HOME"].map { FilePath($0) },
+            serviceType: foreground ? .exec : .forking
         )
         let environment = plugin.environment
         let result = try Blocking.run { () async throws(LaunchError) -> LaunchResult in

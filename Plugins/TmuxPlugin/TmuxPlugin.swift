@@ -106,6 +106,30 @@ final class TmuxPlugin: RestorationPlugin {
 
     private var saidNoTmux = false
 
+    /// The version of the tmux `runner` runs, asked once per plugin host
+    /// (nil when `tmux -V` names none: then every feature is tried).
+    private var versions: [FilePath: TmuxVersion?] = [:]
+    /// The features already said to be missing.
+    private var saidTooOld: Set<TmuxFeature> = []
+
+    /// Whether `runner`'s tmux has `feature`; when it does not, says so
+    /// once, with what the plugin does instead (`otherwise`).
+    func supports(_ feature: TmuxFeature, runner: TmuxRunner, otherwise: String) -> Bool {
+        if versions[runner.executable] == nil {
+            do {
+                versions[runner.executable] = .some(try runner.version())
+            } catch {
+                context.log("\(error); every feature is tried", level: .notice)
+                versions[runner.executable] = .some(nil)
+            }
+        }
+        guard case let version?? = versions[runner.executable], version < feature.minimumVersion else { return true }
+        if saidTooOld.insert(feature).inserted {
+            context.log("tmux \(version) is too old for \(feature.name), which needs tmux \(feature.minimumVersion) or later: \(otherwise)", level: .notice)
+        }
+        return false
+    }
+
     /// The socket of the server named `name`, in the user's socket directory.
     func socket(named name: String) -> FilePath {
         TmuxServer.socketDirectory(environment: environment).appending(name)
@@ -204,10 +228,16 @@ final class TmuxPlugin: RestorationPlugin {
 
     /// The tmux servers started by this restore, to say what was done.
     var startedServers: [String] = []
+    /// The servers this restore started as daemons (tmux before 3.2).
+    var forkedServers: [TmuxRunner] = []
 
     func restorationDidFinish() {
         typePrograms()
         replayEditors()
+        // Servers an old tmux started with exit-empty off (see ServerObject)
+        // end with their last session again.
+        for runner in forkedServers { _ = try? runner.run(["set-option", "-gu", "exit-empty"]) }
+        forkedServers = []
         if !startedServers.isEmpty {
             context.log("started tmux server \(startedServers.joined(separator: ", "))", level: .info)
         }

@@ -10,7 +10,8 @@ import SystemPackage
 /// forks keeps all of that, even when moved to another cgroup. So a program
 /// restored brings back (a tmux server, an app) is started by the user's
 /// service manager: a transient service through `org.freedesktop.systemd1`
-/// on the session bus (`StartTransientUnit`, `Type=exec` in `app.slice`,
+/// on the session bus (`StartTransientUnit`, `Type=exec`, or `forking` for
+/// a program that starts a daemon and exits, in `app.slice`,
 /// collected once it ends), which is what `systemd-run --user` does. The
 /// launch is done when the manager's job is: the program was executed.
 ///
@@ -78,7 +79,7 @@ public struct UserUnitLauncher: Sendable {
         var properties: [(String, DBusValue)] = [
             ("Description", .string(request.description)),
             ("ExecStart", .array(elementSignature: "(sasb)", [.structure([.string(executable), .strings(request.command), .boolean(false)])])),
-            ("Type", .string("exec")),
+            ("Type", .string(request.serviceType.rawValue)),
             ("Slice", .string("app.slice")),
             ("CollectMode", .string("inactive-or-failed")),
         ]

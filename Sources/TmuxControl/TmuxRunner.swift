@@ -38,6 +38,20 @@ public struct TmuxRunner: Sendable {
         self.timeout = timeout
     }
 
+    /// The version of this tmux executable (`tmux -V`).
+    public func version() throws(TmuxError) -> TmuxVersion {
+        let run: ProgramRun
+        do {
+            run = try ProgramRun.run(executable.string, arguments: ["tmux", "-V"], environment: environment, timeout: timeout)
+        } catch {
+            throw TmuxError("\(executable.string) -V: \(error)")
+        }
+        guard run.ending == .exited(0), let version = TmuxVersion(parsing: run.outputText) else {
+            throw TmuxError("\(executable.string) -V printed no version: \(run.outputText)\(run.errorText)")
+        }
+        return version
+    }
+
     /// Runs `commands` as one command sequence (one tmux client) and returns
     /// what tmux printed. Arguments are passed as they are: one ending with
     /// `;` (which tmux would take as a separator) is escaped.

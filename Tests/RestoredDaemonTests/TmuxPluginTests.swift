@@ -1,6 +1,7 @@
 import Foundation
 import NeovimControl
 import RestoredDBus
+import RestoredLaunch
 import RestoredTestSupport
 import SystemPackage
 import Testing
@@ -239,6 +240,58 @@ import TmuxControl
         #expect(Self.seccomp(of: pid) == "2")
         let log = try String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8)
         #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox"))
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("A tmux before 3.2 (no -D) is said once: its servers come back as daemons of forking units, and end with their last session again")
+    func oldTmux() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        // tmux 3.1 as far as the plugin can tell: it says so, and refuses -D.
+        let bin = environment.bus.directory.path + "/old-tmux"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let real = try #require(ProgramRun.executable(named: "tmux", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
+        try """
+        #!/bin/sh
+        for argument in "$@"; do
+            [ "$argument" = -V ] && { echo "tmux 3.1c"; exit 0; }
+            [ "$argument" = -D ] && { echo "tmux: unknown option -- D" >&2; exit 1; }
+        done
+        exec \(real) "$@"
+        """.write(toFile: bin + "/tmux", atomically: true, encoding: .utf8)
+        chmod(bin + "/tmux", 0o755)
+        var shell = Self.shellEnvironment(tmuxDirectory)
+        shell["PATH"] = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: shell)
+        let main = try Self.server("default", in: tmuxDirectory)
+        let second = try Self.server("second", in: tmuxDirectory)
+        defer {
+            _ = try? main.run(["kill-server"])
+            _ = try? second.run(["kill-server"])
+        }
+        _ = try main.run(commands: [["new-session", "-d", "-s", "one", "-x", "100", "-y", "30"], ["split-window", "-h", "-t", "=one:0"]])
+        _ = try second.run(["new-session", "-d", "-s", "two"])
+        let before = (Self.comparable(try TmuxSnapshot.read(from: main)), Self.comparable(try TmuxSnapshot.read(from: second)))
+
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: shell)
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try main.run(["kill-server"])
+        _ = try second.run(["kill-server"])
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        #expect(Self.comparable(try TmuxSnapshot.read(from: main)) == before.0)
+        #expect(Self.comparable(try TmuxSnapshot.read(from: second)) == before.1)
+
+        let units = try await manager.transientUnits()
+        #expect(units.count == 2)
+        #expect(units.allSatisfy { $0.properties["Type"]?.stringValue == "forking" && $0.command.contains("start-server") && !$0.command.contains("-D") })
+        // Back to tmux's own rule: a server ends with its last session.
+        #expect(try main.run(["show-options", "-gv", "exit-empty"]).trimmingCharacters(in: .whitespacesAndNewlines) == "on")
+        let log = environment.log("restored.log")
+        #expect(log.components(separatedBy: "tmux 3.1c is too old for a server in the foreground (tmux -D), which needs tmux 3.2 or later").count == 2, "\(log)")
         #expect(await daemon.terminated() == 0)
     }
 

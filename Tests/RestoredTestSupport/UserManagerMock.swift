@@ -6,7 +6,9 @@ public import RestoredDBus
 /// systemd. The template records `StartTransientUnit` but starts nothing, so
 /// the test extends it to do what the manager does: start the unit's
 /// `ExecStart` in its `WorkingDirectory` with its `Environment`, in a
-/// process of the mock (outside whatever sandbox the caller runs in), then
+/// process of the mock (outside whatever sandbox the caller runs in) with
+/// no signal blocked, as systemd starts services (the mock's own threads
+/// block some, and a daemon that inherits that never ends), then
 /// announce the job's end (`JobRemoved`, "done", or "failed" when the
 /// program cannot be executed). Every process it started is killed, by pid,
 /// when the mock goes.
@@ -105,7 +107,7 @@ public final class UserManagerMock {
 
     /// The manager's side of `StartTransientUnit`, in the mock's Python.
     private static let startTransientUnit = """
-        import os, subprocess
+        import os, signal, subprocess
         from gi.repository import GLib
         properties = {str(key): value for key, value in args[2]}
         commands = properties.get('ExecStart', [])
@@ -122,7 +124,8 @@ public final class UserManagerMock {
         if commands:
             try:
                 process = subprocess.Popen([str(a) for a in commands[0][1]], executable=str(commands[0][0]), cwd=directory, env=environment,
-                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                           preexec_fn=lambda signal=signal: signal.pthread_sigmask(signal.SIG_SETMASK, []))
                 with open(os.environ['RESTORED_TEST_SPAWNED'], 'a') as spawned:
                     spawned.write('%s %d\\n' % (args[0], process.pid))
                 result = 'done'

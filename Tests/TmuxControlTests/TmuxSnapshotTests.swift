@@ -144,3 +144,26 @@ import TmuxControl
         #expect(PaneTerminal.size(ofPanePID: -1) == nil)
     }
 }
+
+/// Versions as `tmux -V` prints them.
+@Suite struct TmuxVersionTests {
+    @Test("Releases, release candidates, next- builds, and builds named by no number")
+    func parsing() throws {
+        #expect(TmuxVersion(parsing: "tmux 3.3a\n") == TmuxVersion(major: 3, minor: 3))
+        #expect(TmuxVersion(parsing: "tmux 3.3a")?.description == "3.3a")
+        #expect(TmuxVersion(parsing: "tmux next-3.4") == TmuxVersion(major: 3, minor: 4))
+        #expect(TmuxVersion(parsing: "tmux 3.2-rc2") == TmuxVersion(major: 3, minor: 2))
+        #expect(TmuxVersion(parsing: "tmux 2.10")! > TmuxVersion(major: 2, minor: 9))
+        #expect(try #require(TmuxVersion(parsing: "tmux master")) > TmuxVersion(major: 99, minor: 0))
+        #expect(try #require(TmuxVersion(parsing: "tmux openbsd-7.4")) > TmuxVersion(major: 99, minor: 0))
+        #expect(TmuxVersion(parsing: "screen 4.9") == nil)
+        #expect(TmuxVersion(parsing: "tmux") == nil)
+        #expect(TmuxVersion(parsing: "tmux 3.1c")! < TmuxFeature.foregroundServer.minimumVersion)
+    }
+
+    @Test("The installed tmux names its version")
+    func installed() throws {
+        let server = try TmuxSnapshotTests.Server()
+        #expect(try server.runner.version() >= TmuxVersion(major: 1, minor: 0))
+    }
+}
