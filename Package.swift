@@ -128,13 +128,18 @@ let package = Package(
         ),
         .target(name: "MessagePack", swiftSettings: strictSwift),
         .target(
+            name: "ProcFiles",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "NeovimControl",
-            dependencies: ["MessagePack", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["MessagePack", "ProcFiles", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "TmuxControl",
-            dependencies: ["RestoredLaunch", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["RestoredLaunch", "ProcFiles", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -386,6 +391,7 @@ let package = Package(
             name: "NeovimControlTests",
             dependencies: [
                 "NeovimControl",
+                "ProcFiles",
                 "TmuxControl",
                 "MessagePack",
                 "RestoredTestSupport",

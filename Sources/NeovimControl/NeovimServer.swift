@@ -1,4 +1,5 @@
 import Foundation
+import ProcFiles
 public import SystemPackage
 
 /// Where a running Neovim takes RPC requests: the unix sockets it listens
@@ -31,7 +32,7 @@ public enum NeovimServer {
     /// The listening unix sockets with a path, by inode (`/proc/net/unix`:
     /// the `__SO_ACCEPTCON` flag, 0x10000).
     static func listeningSockets(proc: String) -> [UInt64: FilePath] {
-        guard let table = try? String(contentsOfFile: "\(proc)/net/unix", encoding: .utf8) else { return [:] }
+        guard let table = ProcFile.text(atPath: "\(proc)/net/unix") else { return [:] }
         var sockets: [UInt64: FilePath] = [:]
         for line in table.split(separator: "\n").dropFirst() {
             // Num RefCount Protocol Flags Type St Inode Path
@@ -60,7 +61,7 @@ public enum NeovimServer {
     static func children(of pid: Int32, proc: String) -> [Int32] {
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/task") else { return [] }
         return threads.flatMap { thread -> [Int32] in
-            guard let text = try? String(contentsOfFile: "\(proc)/\(pid)/task/\(thread)/children", encoding: .utf8) else { return [] }
+            guard let text = ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") else { return [] }
             return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
     }

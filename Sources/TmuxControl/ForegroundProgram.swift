@@ -1,4 +1,5 @@
 import Foundation
+import ProcFiles
 
 /// The program a pane shows: the leader of its terminal's foreground process
 /// group, read from `/proc` (a shell waiting at its prompt shows none).
@@ -14,7 +15,7 @@ public struct ForegroundProgram: Hashable, Sendable {
     /// The foreground program of the pane whose first process is `panePID`,
     /// or nil when a shell is in the foreground (or the process is gone).
     public static func of(panePID: Int32, proc: String = "/proc") -> ForegroundProgram? {
-        guard let stat = try? String(contentsOfFile: "\(proc)/\(panePID)/stat", encoding: .utf8),
+        guard let stat = ProcFile.text(atPath: "\(proc)/\(panePID)/stat"),
               let close = stat.lastIndex(of: ")")
         else { return nil }
         // After "pid (comm) ": state ppid pgrp session tty_nr tpgid ...
@@ -37,7 +38,7 @@ public struct ForegroundProgram: Hashable, Sendable {
     }
 
     static func commandLine(of pid: Int32, proc: String) -> [String]? {
-        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        guard let data = ProcFile.contents(atPath: "\(proc)/\(pid)/cmdline"), !data.isEmpty else { return nil }
         return data.split(separator: 0, omittingEmptySubsequences: false).dropLast(data.last == 0 ? 1 : 0).map { String(decoding: $0, as: UTF8.self) }
     }
 }
