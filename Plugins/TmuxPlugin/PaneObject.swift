@@ -87,12 +87,8 @@ final class PaneObject: RestorableObject, RestorationClass {
             respawn.append("cat \(quoted); rm -f \(quoted); exec \"${SHELL:-/bin/sh}\" -l")
             commands.append(respawn)
         }
-        do {
-            if !commands.isEmpty { _ = try window.runner.run(commands: commands) }
-        } catch {
-            plugin.context.log("\(path): cannot restore the pane: \(error)", level: .error)
-            return nil
-        }
+        // Run with the window's layout, in one tmux call per window.
+        window.commands += commands
         plugin.restoringWindows[plugin.key(parent)] = window
         plugin.restoringPanes[plugin.key(path)] = (window.runner, target)
         return PaneObject(index: window.lastPane)

@@ -38,7 +38,12 @@ final class SessionObject: RestorableObject, RestorationClass {
         }
     }
 
-    private init(name: String, runner: TmuxRunner, initialWindow: Int?) {
+    /// At a restore: the plugin, which runs the session's last commands
+    /// once every window exists.
+    private weak var plugin: TmuxPlugin?
+
+    private init(name: String, runner: TmuxRunner, initialWindow: Int?, plugin: TmuxPlugin) {
+        self.plugin = plugin
         restorationIdentifier = name
         self.runner = runner
         self.initialWindow = initialWindow
@@ -70,14 +75,14 @@ final class SessionObject: RestorableObject, RestorationClass {
         do {
             if let leader = try coder.decode(String.self, forKey: "groupLeader") {
                 _ = try runner.run(["new-session", "-d", "-s", name, "-t", "=\(leader)"])
-                return SessionObject(name: name, runner: runner, initialWindow: nil)
+                return SessionObject(name: name, runner: runner, initialWindow: nil, plugin: plugin)
             }
             let width = try coder.decode(Int.self, forKey: "width") ?? 80
             let height = try coder.decode(Int.self, forKey: "height") ?? 24
             var command = ["new-session", "-d", "-s", name, "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
             if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", directory] }
             let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
-            let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""))
+            let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""), plugin: plugin)
             plugin.restoringSessions[plugin.key(path)] = session
             return session
         } catch {
@@ -96,6 +101,8 @@ final class SessionObject: RestorableObject, RestorationClass {
             if let index = window.index { commands.append(["select-window", "-t", "\(target)\(index)"]) }
         }
         guard !commands.isEmpty else { return }
-        _ = try? runner.run(commands: commands)
+        // Windows are made in their own finishedRestoringState, which may
+        // come after this one: these run once all of them did.
+        plugin?.sessionCommands.append((runner, commands))
     }
 }

@@ -206,6 +206,9 @@ final class TmuxPlugin: RestorationPlugin {
         var lastPane: Int
         /// Whether a saved pane took the first pane.
         var firstPaneUsed = false
+        /// The commands that make its panes, run with its layout in one
+        /// tmux call once all its panes are known (``WindowObject``).
+        var commands: [[String]] = []
     }
 
     /// The sessions and windows created by this restore, by ``key(_:)``.
@@ -228,10 +231,30 @@ final class TmuxPlugin: RestorationPlugin {
 
     /// The tmux servers started by this restore, to say what was done.
     var startedServers: [String] = []
+    /// What each restored session does once every window exists: the
+    /// window tmux made with it goes when unused, and the last and active
+    /// windows are selected.
+    var sessionCommands: [(runner: TmuxRunner, commands: [[String]])] = []
+
+    /// Each server's `pane-base-index`, asked once per restore.
+    private var paneBaseIndexes: [FilePath: Int] = [:]
+
+    /// The index tmux gives a new window's first pane on `runner`'s server.
+    func paneBaseIndex(of runner: TmuxRunner) throws -> Int {
+        if let known = paneBaseIndexes[runner.socket] { return known }
+        let output = try runner.run(["show-options", "-gwv", "pane-base-index"])
+        guard let index = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TmuxError("tmux on \(runner.socket.string) gave no pane-base-index: \(output)")
+        }
+        paneBaseIndexes[runner.socket] = index
+        return index
+    }
+
     /// The servers this restore started as daemons (tmux before 3.2).
     var forkedServers: [TmuxRunner] = []
 
     func restorationDidFinish() {
+        for (runner, commands) in sessionCommands { _ = try? runner.run(commands: commands) }
         typePrograms()
         replayEditors()
         // Servers an old tmux started with exit-empty off (see ServerObject)
@@ -246,6 +269,8 @@ final class TmuxPlugin: RestorationPlugin {
         restoringWindows = [:]
         restoringPanes = [:]
         restoringPrograms = []
+        paneBaseIndexes = [:]
+        sessionCommands = []
         pendingPrograms = []
         pendingEditors = []
     }

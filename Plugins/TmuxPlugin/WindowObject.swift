@@ -19,9 +19,12 @@ final class WindowObject: RestorableObject, RestorationClass {
     let isActive: Bool
     let isLast: Bool
 
-    /// At a restore: the server and the window's target.
+    /// At a restore: the server and the window's target, and the plugin
+    /// holding the commands that make its panes.
     private var runner: TmuxRunner?
     private var target = ""
+    private weak var plugin: TmuxPlugin?
+    private var key = ""
 
     var restorationChildren: [any RestorableObject] { panes }
 
@@ -44,10 +47,12 @@ final class WindowObject: RestorableObject, RestorationClass {
         lastPane = panes.first { $0.isLast }
     }
 
-    private init(index: Int, runner: TmuxRunner, target: String) {
+    private init(index: Int, runner: TmuxRunner, target: String, plugin: TmuxPlugin, key: String) {
         restorationIdentifier = String(index)
         self.runner = runner
         self.target = target
+        self.plugin = plugin
+        self.key = key
         isActive = false
         isLast = false
     }
@@ -80,35 +85,40 @@ final class WindowObject: RestorableObject, RestorationClass {
         let target = "\(session.target)\(index)"
         let name = (try? coder.decode(String.self, forKey: "name")) ?? nil
         let directory = ((try? coder.decode(String.self, forKey: "directory")) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
+        // The pane tmux makes with the window, whatever pane-base-index says.
+        let firstPane: Int
         do {
-            if session.initialWindow == index {
-                // The window tmux made with the session: its shell starts again in the directory.
-                session.reusedInitialWindow = true
-                var respawn = ["respawn-pane", "-k", "-t", target]
-                if let directory { respawn += ["-c", directory] }
-                _ = try runner.run(commands: [respawn] + (name.map { [["rename-window", "-t", target, $0]] } ?? []))
-            } else {
-                var command = ["new-window", "-d", "-t", target]
-                if let name { command += ["-n", name] }
-                if let directory { command += ["-c", directory] }
-                _ = try runner.run(command)
-            }
-            // Its one pane so far, whatever pane-base-index says.
-            let first = try runner.run(["display-message", "-p", "-t", target, "#{pane_index}"])
-            guard let firstPane = Int(first.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw TmuxError("tmux gave no pane index for \(target)")
-            }
-            plugin.restoringWindows[plugin.key(path)] = TmuxPlugin.RestoringWindow(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
+            firstPane = try plugin.paneBaseIndex(of: runner)
         } catch {
             plugin.context.log("\(path): cannot restore the window: \(error)", level: .error)
             return nil
         }
-        return WindowObject(index: index, runner: runner, target: target)
+        // Made with its panes and layout, in one tmux call (finishedRestoringState).
+        var commands: [[String]]
+        if session.initialWindow == index {
+            // The window tmux made with the session: its shell starts again in the directory.
+            session.reusedInitialWindow = true
+            var respawn = ["respawn-pane", "-k", "-t", target]
+            if let directory { respawn += ["-c", directory] }
+            commands = [respawn] + (name.map { [["rename-window", "-t", target, $0]] } ?? [])
+        } else {
+            var command = ["new-window", "-d", "-t", target]
+            if let name { command += ["-n", name] }
+            if let directory { command += ["-c", directory] }
+            commands = [command]
+        }
+        var window = TmuxPlugin.RestoringWindow(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
+        window.commands = commands
+        plugin.restoringWindows[plugin.key(path)] = window
+        return WindowObject(index: index, runner: runner, target: target, plugin: plugin, key: plugin.key(path))
     }
 
+    /// Makes the window and its panes and applies its layout, zoom and
+    /// active and last panes, in one tmux call.
     func finishedRestoringState() {
         guard let runner else { return }
-        var commands: [[String]] = [["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"]]
+        var commands = plugin?.restoringWindows[key]?.commands ?? []
+        commands.append(["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"])
         if !layout.isEmpty { commands.append(["select-layout", "-t", target, layout]) }
         for pane in [lastPane, activePane].compactMap({ $0 }) {
             if let index = pane.index { commands.append(["select-pane", "-t", "\(target).\(index)"]) }
@@ -117,7 +127,9 @@ final class WindowObject: RestorableObject, RestorationClass {
         do {
             _ = try runner.run(commands: commands)
         } catch {
-            // A layout that no longer fits is this window's problem only.
+            // tmux ran the commands up to the one that failed (a pane with no
+            // room, a layout that no longer fits): this window's problem only.
+            plugin?.context.log("\(target): the window is not as it was: \(error)", level: .warning)
             _ = try? runner.run(["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"])
         }
     }
