@@ -403,6 +403,7 @@ let package = Package(
             name: "TmuxControlTests",
             dependencies: [
                 "TmuxControl",
+                "RestoredLaunch",
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

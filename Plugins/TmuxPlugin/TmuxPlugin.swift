@@ -76,7 +76,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// not answer, or that waits for its user's answer, is one log line and
     /// is restored as it was typed.
     func editor(of program: ForegroundProgram) -> EditorObject? {
-        guard ForegroundProgram.baseName(program.arguments.first ?? "") == "nvim" else { return nil }
+        guard program.isNeovim else { return nil }
         let left = ContinuousClock.now.duration(to: editorReadDeadline)
         guard left > .milliseconds(10) else {
             context.log("nvim \(program.pid): this save has spent its \(Self.editorReadBudget) on Neovims; its files and windows are not saved, only its command", level: .notice)
@@ -332,7 +332,7 @@ final class TmuxPlugin: RestorationPlugin {
             throw NeovimError("tmux names no process for pane \(target)")
         }
         while true {
-            if let program = ForegroundProgram.of(panePID: pid), ForegroundProgram.baseName(program.arguments.first ?? "") == "nvim",
+            if let program = ForegroundProgram.of(panePID: pid), program.isNeovim,
                let socket = NeovimServer.sockets(ofProcess: program.pid).first {
                 return socket
             }

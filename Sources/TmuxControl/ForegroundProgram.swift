@@ -9,6 +9,12 @@ public struct ForegroundProgram: Hashable, Sendable {
     /// Its pid.
     public var pid: Int32
 
+    /// A program with these arguments and pid.
+    public init(arguments: [String], pid: Int32) {
+        self.arguments = arguments
+        self.pid = pid
+    }
+
     /// The shells a pane may run at its prompt.
     public static let shells: Set<String> = ["bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "yash", "nu", "elvish", "xonsh"]
 
@@ -28,6 +34,14 @@ public struct ForegroundProgram: Hashable, Sendable {
         // is no program: the restored pane gets a shell anyway.
         if shells.contains(baseName(name)) { return nil }
         return ForegroundProgram(arguments: arguments, pid: leader)
+    }
+
+    /// Whether it is Neovim: named `nvim`, or an executable named `nvim`
+    /// under another name (`vi` or `vim` linked to it by alternatives).
+    public var isNeovim: Bool {
+        if Self.baseName(arguments.first ?? "") == "nvim" { return true }
+        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        return executable.map { Self.baseName($0) == "nvim" } ?? false
     }
 
     /// The name a program goes by: the last component of its `argv[0]`,
