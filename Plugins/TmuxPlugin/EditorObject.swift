@@ -11,7 +11,8 @@ import TmuxControl
 /// At a restore the pane's ``ProgramObject`` has typed `nvim` again; once
 /// every pane exists and has its size, the plugin waits for that Neovim's
 /// socket and replays the session into it (``TmuxPlugin/replayEditors()``).
-/// Nothing in the archive is run: names are API arguments (R16).
+/// Nothing in the archive is run: names are API arguments, and only plain
+/// absolute paths are opened (R16; ``NeovimSession``).
 final class EditorObject: RestorableObject, RestorationClass {
     var restorationIdentifier: String? = "nvim"
     var restorationClass: (any RestorationClass.Type)? = EditorObject.self
@@ -21,17 +22,21 @@ final class EditorObject: RestorableObject, RestorationClass {
         self.session = session
     }
 
-    /// Asks the Neovim `program` (a pane's foreground nvim) for its state;
-    /// nil, with the reason in `problem`, when it does not answer.
-    static func read(from program: ForegroundProgram, timeout: Duration, problem: inout String?) -> EditorObject? {
+    /// Asks the Neovim `program` (a pane's foreground nvim) for its state,
+    /// all of it answered before `deadline`; nil, with the reason in
+    /// `problem`, when it does not answer in time.
+    static func read(from program: ForegroundProgram, before deadline: ContinuousClock.Instant, problem: inout String?) -> EditorObject? {
         let sockets = NeovimServer.sockets(ofProcess: program.pid)
         guard !sockets.isEmpty else {
             problem = "nvim \(program.pid) listens on no socket"
             return nil
         }
         for socket in sockets {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { break }
             do {
-                let client = try NeovimClient(socket: socket, timeout: timeout)
+                let client = try NeovimClient(socket: socket, timeout: left)
+                client.deadline = deadline
                 return EditorObject(session: try NeovimSession.read(from: client))
             } catch {
                 problem = "nvim \(program.pid) at \(socket): \(error)"
@@ -60,7 +65,7 @@ final class EditorObject: RestorableObject, RestorationClass {
             plugin.context.log("\(path): the saved Neovim state cannot be read (\(error)); nvim starts as it was typed", level: .warning)
             return nil
         }
-        plugin.pendingEditors.append((target.runner, target.target, session, path.description))
+        plugin.pendingEditors.append(TmuxPlugin.PendingEditor(runner: target.runner, target: target.target, session: session, path: path.description))
         return EditorObject(session: session)
     }
 

@@ -76,14 +76,14 @@ final class TmuxPlugin: RestorationPlugin {
     /// not answer, or that waits for its user's answer, is one log line and
     /// is restored as it was typed.
     func editor(of program: ForegroundProgram) -> EditorObject? {
-        guard program.isNeovim else { return nil }
+        guard NeovimServer.isNeovim(pid: program.pid) else { return nil }
         let left = ContinuousClock.now.duration(to: editorReadDeadline)
         guard left > .milliseconds(10) else {
             context.log("nvim \(program.pid): this save has spent its \(Self.editorReadBudget) on Neovims; its files and windows are not saved, only its command", level: .notice)
             return nil
         }
         var problem: String?
-        let editor = EditorObject.read(from: program, timeout: min(.seconds(1), left), problem: &problem)
+        let editor = EditorObject.read(from: program, before: ContinuousClock.now + min(.seconds(1), left), problem: &problem)
         if editor == nil, let problem {
             context.log("\(problem): its files and windows are not saved, only its command", level: .notice)
         }
@@ -222,7 +222,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// arguments and the pane's path.
     var pendingPrograms: [(runner: TmuxRunner, target: String, arguments: [String], path: String)] = []
     /// The Neovims to replay once every pane has its size: their pane and saved state.
-    var pendingEditors: [(runner: TmuxRunner, target: String, session: NeovimSession, path: String)] = []
+    var pendingEditors: [PendingEditor] = []
 
     /// A dictionary key for `path`.
     func key(_ path: RestorationPath) -> String {
@@ -293,51 +293,85 @@ final class TmuxPlugin: RestorationPlugin {
                 _ = try program.runner.run(commands: [["send-keys", "-t", program.target, "-l", line], ["send-keys", "-t", program.target, "Enter"]])
             } catch {
                 context.log("\(program.path): cannot start \(program.arguments.first ?? ""): \(error)", level: .warning)
+                // No nvim will come up there: its state waits for nothing.
+                pendingEditors.removeAll { $0.target == program.target && $0.runner.socket == program.runner.socket }
             }
         }
     }
 
     /// How long the Neovims typed by a restore have, together, to come up
     /// (a hang guard on a loaded machine).
-    static let editorDeadline: Duration = .seconds(15)
+    static let editorStartTimeout: Duration = .seconds(15)
 
-    /// Replays each pending Neovim's state into the nvim its pane now runs.
+    /// A Neovim state waiting for its nvim: the pane, the saved state, the
+    /// object's path, and the pane's first process once known.
+    struct PendingEditor {
+        let runner: TmuxRunner
+        let target: String
+        let session: NeovimSession
+        let path: String
+        var panePID: Int32?
+    }
+
+    /// Replays each pending Neovim's state into the nvim its pane now runs,
+    /// each as soon as it listens: the panes are watched together, so a
+    /// Neovim that never comes costs the others nothing.
     func replayEditors() {
-        let deadline = ContinuousClock.now + Self.editorDeadline
-        for pending in pendingEditors {
-            do {
-                let client = try NeovimClient(socket: try editorSocket(in: pending.target, runner: pending.runner, before: deadline), timeout: .seconds(3))
-                // A Neovim asking its user something as it starts (a swap
-                // file of the file it was typed with) is left to the user:
-                // their answer comes first, and nothing is replayed behind it.
-                let asking = ContinuousClock.now + .seconds(1)
-                while try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
-                    guard ContinuousClock.now < asking else {
-                        throw NeovimError("nvim waits for its user's answer (a swap file: changes never written?); its windows were not replayed")
+        let deadline = ContinuousClock.now + Self.editorStartTimeout
+        var waiting = pendingEditors
+        while !waiting.isEmpty {
+            var still: [PendingEditor] = []
+            for var pending in waiting {
+                do {
+                    guard let socket = try editorSocket(for: &pending) else {
+                        still.append(pending)
+                        continue
                     }
-                    usleep(50_000)
+                    try replay(pending, at: socket)
+                } catch {
+                    context.log("\(pending.path): \(error)", level: .warning)
                 }
-                for problem in try pending.session.replay(into: client) {
-                    context.log("\(pending.path): \(problem)", level: .notice)
-                }
-            } catch {
-                context.log("\(pending.path): \(error)", level: .warning)
             }
+            waiting = still
+            guard !waiting.isEmpty else { break }
+            guard ContinuousClock.now < deadline else {
+                for pending in waiting {
+                    context.log("\(pending.path): no nvim came up in pane \(pending.target) within \(Self.editorStartTimeout); its windows were not replayed", level: .warning)
+                }
+                break
+            }
+            usleep(50_000)
         }
     }
 
-    /// The socket of the nvim that pane `target` runs, once it runs one.
-    private func editorSocket(in target: String, runner: TmuxRunner, before deadline: ContinuousClock.Instant) throws -> FilePath {
-        guard let pid = Int32(try runner.run(["display-message", "-p", "-t", target, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw NeovimError("tmux names no process for pane \(target)")
-        }
-        while true {
-            if let program = ForegroundProgram.of(panePID: pid), program.isNeovim,
-               let socket = NeovimServer.sockets(ofProcess: program.pid).first {
-                return socket
+    /// Replays `pending` into the nvim listening on `socket`.
+    private func replay(_ pending: PendingEditor, at socket: FilePath) throws {
+        let client = try NeovimClient(socket: socket, timeout: .seconds(3))
+        // A Neovim asking its user something as it starts (a swap file of
+        // the file it was typed with) is left to the user: their answer
+        // comes first, and nothing is replayed behind it.
+        let asking = ContinuousClock.now + .seconds(1)
+        while try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
+            guard ContinuousClock.now < asking else {
+                throw NeovimError("nvim waits for its user's answer (a swap file: changes never written?); its windows were not replayed")
             }
-            guard ContinuousClock.now < deadline else { throw NeovimError("no nvim came up in pane \(target) within \(Self.editorDeadline)") }
             usleep(50_000)
         }
+        for problem in try pending.session.replay(into: client) {
+            context.log("\(pending.path): \(problem)", level: .notice)
+        }
+    }
+
+    /// The socket of the nvim `pending`'s pane runs; nil while it runs none yet.
+    private func editorSocket(for pending: inout PendingEditor) throws -> FilePath? {
+        if pending.panePID == nil {
+            let output = try pending.runner.run(["display-message", "-p", "-t", pending.target, "#{pane_pid}"])
+            guard let pid = Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw NeovimError("tmux names no process for pane \(pending.target)")
+            }
+            pending.panePID = pid
+        }
+        guard let pid = pending.panePID, let program = ForegroundProgram.of(panePID: pid), NeovimServer.isNeovim(pid: program.pid) else { return nil }
+        return NeovimServer.sockets(ofProcess: program.pid).first
     }
 }

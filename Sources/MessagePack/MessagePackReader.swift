@@ -35,7 +35,7 @@ public struct MessagePackReader: Sendable {
     }
 
     private mutating func readValue(depth: Int) throws -> MessagePackValue {
-        guard depth <= Self.maximumDepth else { throw MessagePackError("values nest deeper than \(Self.maximumDepth) at byte \(offset)") }
+        guard depth < Self.maximumDepth else { throw MessagePackError("values nest deeper than \(Self.maximumDepth) at byte \(offset)") }
         let marker = try take(1)[0]
         switch marker {
         case 0x00 ... 0x7F: return .int(Int64(marker))
@@ -45,12 +45,12 @@ public struct MessagePackReader: Sendable {
         case 0xC0: return .nil
         case 0xC2: return .bool(false)
         case 0xC3: return .bool(true)
-        case 0xC4: return .binary(try take(Int(readUnsigned(1))))
-        case 0xC5: return .binary(try take(Int(readUnsigned(2))))
-        case 0xC6: return .binary(try take(Int(readUnsigned(4))))
-        case 0xC7: return try readExtension(count: Int(readUnsigned(1)))
-        case 0xC8: return try readExtension(count: Int(readUnsigned(2)))
-        case 0xC9: return try readExtension(count: Int(readUnsigned(4)))
+        case 0xC4: return .binary(try take(readLength(1)))
+        case 0xC5: return .binary(try take(readLength(2)))
+        case 0xC6: return .binary(try take(readLength(4)))
+        case 0xC7: return try readExtension(count: readLength(1))
+        case 0xC8: return try readExtension(count: readLength(2))
+        case 0xC9: return try readExtension(count: readLength(4))
         case 0xCA: return .float(Double(Float(bitPattern: UInt32(try readUnsigned(4)))))
         case 0xCB: return .float(Double(bitPattern: try readUnsigned(8)))
         case 0xCC: return .int(Int64(try readUnsigned(1)))
@@ -68,13 +68,13 @@ public struct MessagePackReader: Sendable {
         case 0xD6: return try readExtension(count: 4)
         case 0xD7: return try readExtension(count: 8)
         case 0xD8: return try readExtension(count: 16)
-        case 0xD9: return try readString(count: Int(readUnsigned(1)))
-        case 0xDA: return try readString(count: Int(readUnsigned(2)))
-        case 0xDB: return try readString(count: Int(readUnsigned(4)))
-        case 0xDC: return try readArray(count: Int(readUnsigned(2)), depth: depth)
-        case 0xDD: return try readArray(count: Int(readUnsigned(4)), depth: depth)
-        case 0xDE: return try readMap(count: Int(readUnsigned(2)), depth: depth)
-        case 0xDF: return try readMap(count: Int(readUnsigned(4)), depth: depth)
+        case 0xD9: return try readString(count: readLength(1))
+        case 0xDA: return try readString(count: readLength(2))
+        case 0xDB: return try readString(count: readLength(4))
+        case 0xDC: return try readArray(count: readLength(2), depth: depth)
+        case 0xDD: return try readArray(count: readLength(4), depth: depth)
+        case 0xDE: return try readMap(count: readLength(2), depth: depth)
+        case 0xDF: return try readMap(count: readLength(4), depth: depth)
         case 0xE0 ... 0xFF: return .int(Int64(Int8(bitPattern: marker)))
         default: throw MessagePackError("byte 0x\(String(marker, radix: 16)) at \(offset - 1) starts no MessagePack value")
         }
@@ -90,8 +90,18 @@ public struct MessagePackReader: Sendable {
         try take(count).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// A length of `count` bytes.
+    private mutating func readLength(_ count: Int) throws -> Int {
+        let value = try readUnsigned(count)
+        guard let length = Int(exactly: value) else { throw MessagePackError("a length of \(value) at byte \(offset - count)") }
+        return length
+    }
+
+    /// A str; one whose bytes are not UTF-8 reads as `.binary`, so that no
+    /// repaired text stands for bytes it does not hold.
     private mutating func readString(count: Int) throws -> MessagePackValue {
-        .string(String(decoding: try take(count), as: UTF8.self))
+        let bytes = try take(count)
+        return String(validating: bytes, as: UTF8.self).map(MessagePackValue.string) ?? .binary(bytes)
     }
 
     private mutating func readExtension(count: Int) throws -> MessagePackValue {

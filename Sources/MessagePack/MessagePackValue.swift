@@ -15,9 +15,9 @@ public enum MessagePackValue: Hashable, Sendable {
     case uint(UInt64)
     /// A float 32 or float 64, widened.
     case float(Double)
-    /// A str: UTF-8 text (bytes that are not UTF-8 are repaired on reading).
+    /// A str: UTF-8 text.
     case string(String)
-    /// A bin: bytes.
+    /// A bin: bytes; also a str whose bytes are not UTF-8, as read.
     case binary([UInt8])
     /// An array.
     case array([MessagePackValue])

@@ -82,8 +82,11 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
-    /// A length header: the fix form when `count` fits it, else the smallest family member.
+    /// A length header: the fix form when `count` fits it, else the smallest
+    /// family member. MessagePack has no length beyond 2^32 - 1: a longer
+    /// value is a programming error.
     private mutating func writeHeader(count: Int, fix: (base: UInt8, limit: Int)?, eight: UInt8?, sixteen: UInt8, thirtyTwo: UInt8) {
+        precondition(count <= Int(UInt32.max), "MessagePack cannot hold \(count) elements or bytes")
         if let fix, count <= fix.limit {
             bytes.append(fix.base | UInt8(count))
         } else if let eight, count <= 0xFF {

@@ -2,15 +2,25 @@ public import MessagePack
 public import SystemPackage
 
 /// A connection to a running Neovim's RPC server (msgpack-rpc, `:help
-/// rpc`): requests sent one at a time, each answered before `timeout`.
+/// rpc`): requests sent one at a time, each answered before `timeout` and
+/// before ``deadline``.
 ///
-/// Notifications Neovim sends meanwhile are read and dropped.
+/// Notifications Neovim sends meanwhile are read and dropped, and so are
+/// late answers to requests that timed out. After a timeout or bytes that
+/// are no msgpack-rpc, the connection is broken: every later call fails at
+/// once, so a Neovim that stopped answering costs one timeout, not one per
+/// call.
 public final class NeovimClient {
     private let socket: UnixStreamSocket
     private var received: [UInt8] = []
-    private var nextID: UInt32 = 1
+    private var nextID: Int64 = 1
+    private var broken: NeovimError?
     /// How long each request may take.
     public let timeout: Duration
+    /// When every request must have been answered, whatever ``timeout`` leaves.
+    public var deadline: ContinuousClock.Instant?
+    /// The largest message read: a peer announcing more is broken, not buffered.
+    public static let maximumMessageSize = 16 << 20
 
     /// Connects to the server at `socket`.
     public init(socket: FilePath, timeout: Duration = .seconds(2)) throws(NeovimError) {
@@ -21,10 +31,28 @@ public final class NeovimClient {
     /// Calls API function `method` with `arguments` and returns its result;
     /// an error Neovim answers is thrown with its message.
     public func call(_ method: String, _ arguments: [MessagePackValue] = []) throws(NeovimError) -> MessagePackValue {
+        if let broken { throw broken }
         let id = nextID
-        nextID &+= 1
-        let deadline = ContinuousClock.now + timeout
-        try socket.send(MessagePackWriter.encode([0, .uint(UInt64(id)), .string(method), .array(arguments)]), before: deadline)
+        nextID += 1
+        var deadline = ContinuousClock.now + timeout
+        if let overall = self.deadline, overall < deadline { deadline = overall }
+        let answer: Result<MessagePackValue, NeovimError>
+        do {
+            answer = try exchange(method, arguments, id: id, before: deadline)
+        } catch {
+            broken = NeovimError("\(error.description) (the connection is given up after it)")
+            throw error
+        }
+        // An error Neovim answered leaves the connection good.
+        return try answer.get()
+    }
+
+    /// Sends request `id` and reads until its answer: Neovim's result or
+    /// the error it answered. Thrown: what breaks the connection.
+    private func exchange(
+        _ method: String, _ arguments: [MessagePackValue], id: Int64, before deadline: ContinuousClock.Instant
+    ) throws(NeovimError) -> Result<MessagePackValue, NeovimError> {
+        try socket.send(MessagePackWriter.encode([0, .int(id), .string(method), .array(arguments)]), before: deadline)
         while true {
             let message = try nextMessage(before: deadline)
             guard let parts = message.arrayValue, let kind = parts.first?.intValue else {
@@ -32,14 +60,17 @@ public final class NeovimClient {
             }
             // Notifications ([2, method, params]) are not for us.
             guard kind == 1 else { continue }
-            guard parts.count == 4, parts[1].intValue == Int(id) else {
-                throw NeovimError("\(method): an answer to another request")
+            guard parts.count == 4, let answered = parts[1].intValue else {
+                throw NeovimError("\(method): an answer of the wrong shape")
             }
+            // A late answer to a request that timed out is dropped.
+            if answered < id { continue }
+            guard answered == id else { throw NeovimError("\(method): an answer to a request never sent") }
             if parts[2] != .nil {
                 let text = parts[2].arrayValue?.last?.stringValue ?? "\(parts[2])"
-                throw NeovimError("\(method): \(text)")
+                return .failure(NeovimError("\(method): \(text)"))
             }
-            return parts[3]
+            return .success(parts[3])
         }
     }
 
@@ -66,6 +97,9 @@ public final class NeovimClient {
                 received.removeFirst(reader.offset)
                 return value
             } catch is MessagePackReader.Incomplete {
+                guard received.count <= Self.maximumMessageSize else {
+                    throw NeovimError("Neovim sent a message of more than \(Self.maximumMessageSize) bytes")
+                }
                 let more = try socket.receive(before: deadline)
                 guard !more.isEmpty else { throw NeovimError("Neovim closed the connection") }
                 received += more

@@ -10,8 +10,25 @@ public import SystemPackage
 /// is a process of its own and the server is its `--embed` child, so the
 /// process's children are searched too.
 public enum NeovimServer {
-    /// The listening unix sockets of process `pid` and its descendants,
-    /// the process's own first.
+    /// Whether process `pid` runs Neovim: its executable is named `nvim`
+    /// (also when started as a `vi` linked to it, and when the file was
+    /// replaced by an upgrade since), or, when that cannot be read, its
+    /// `argv[0]` is.
+    public static func isNeovim(pid: Int32, proc: String = "/proc") -> Bool {
+        if var executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(pid)/exe") {
+            if executable.hasSuffix(" (deleted)") { executable.removeLast(" (deleted)".count) }
+            return executable.split(separator: "/").last == "nvim"
+        }
+        guard let commandLine = ProcFile.contents(atPath: "\(proc)/\(pid)/cmdline"),
+              let first = commandLine.split(separator: 0).first
+        else { return false }
+        return String(decoding: first, as: UTF8.self).split(separator: "/").last == "nvim"
+    }
+
+    /// The listening unix sockets of the Neovim processes among process
+    /// `pid` and its descendants, the process's own first. Sockets of
+    /// other programs below it (a language server, a nested shell's ssh
+    /// master) are never returned.
     public static func sockets(ofProcess pid: Int32, proc: String = "/proc") -> [FilePath] {
         let listening = listeningSockets(proc: proc)
         guard !listening.isEmpty else { return [] }
@@ -21,10 +38,11 @@ public enum NeovimServer {
         while !queue.isEmpty {
             let process = queue.removeFirst()
             guard seen.insert(process).inserted else { continue }
+            queue += children(of: process, proc: proc)
+            guard isNeovim(pid: process, proc: proc) else { continue }
             for inode in socketInodes(of: process, proc: proc) {
                 if let path = listening[inode], !found.contains(path) { found.append(path) }
             }
-            queue += children(of: process, proc: proc)
         }
         return found
     }

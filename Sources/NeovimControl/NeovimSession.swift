@@ -9,6 +9,10 @@ import MessagePack
 /// and directory travels as an API argument (`bufadd()`,
 /// `nvim_set_current_dir`, `nvim_win_set_buf`), never inside command text,
 /// so nothing saved is ever parsed as an Ex command or run as a script.
+/// Only absolute paths count as files (``isPlainPath(_:)``): a buffer named
+/// `term://...`, `scp://...` or `man://...` is opened by Neovim's own
+/// handlers, which start programs, so such names are neither saved nor
+/// replayed.
 /// Unsaved changes are not kept: they are in Neovim's swap files, and
 /// Neovim offers them when the file is opened again.
 public struct NeovimSession: Hashable, Sendable {
@@ -88,6 +92,13 @@ public struct NeovimSession: Hashable, Sendable {
 }
 
 extension NeovimSession {
+    /// Whether `name` is a plain absolute path: it starts with `/` and
+    /// names no URL scheme (`://`), so opening it reads a file and starts
+    /// no handler.
+    public static func isPlainPath(_ name: String) -> Bool {
+        name.hasPrefix("/") && !name.contains("://")
+    }
+
     /// Reads what the Neovim behind `client` shows, in three round trips
     /// after one that asks whether it waits for its user (a prompt, a
     /// "Press ENTER"): such a Neovim answers nothing else until the user
@@ -125,7 +136,7 @@ extension NeovimSession {
         var listed: [String] = []
         for (index, buffer) in buffers.enumerated() {
             let base = 2 * tabHandles.count + 3 * index
-            guard let handle = buffer.intValue, let name = answers[base].stringValue, !name.isEmpty,
+            guard let handle = buffer.intValue, let name = answers[base].stringValue, isPlainPath(name),
                   answers[base + 1].stringValue == "" else { continue }
             files[handle] = name
             if answers[base + 2].boolValue == true { listed.append(name) }

@@ -2,7 +2,9 @@ import Glibc
 import SystemPackage
 
 /// A connected `AF_UNIX` stream socket with deadlines: every system call
-/// the Neovim client makes goes through here.
+/// the Neovim client makes goes through here. It never blocks: a listener
+/// whose queue is full refuses at once (`EAGAIN`), and sends and receives
+/// wait in `poll` until their deadline.
 struct UnixStreamSocket: ~Copyable {
     private let descriptor: Int32
 
@@ -14,7 +16,7 @@ struct UnixStreamSocket: ~Copyable {
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard text.utf8.count < capacity else { throw NeovimError("\(text): the socket path is too long") }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: text.utf8) }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw NeovimError("cannot make a socket: \(Errno(rawValue: errno))") }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
@@ -34,7 +36,7 @@ struct UnixStreamSocket: ~Copyable {
         var sent = 0
         while sent < bytes.count {
             try wait(for: Int16(POLLOUT), before: deadline)
-            let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw NeovimError("cannot send: \(Errno(rawValue: errno))")
@@ -49,7 +51,7 @@ struct UnixStreamSocket: ~Copyable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             try wait(for: Int16(POLLIN), before: deadline)
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw NeovimError("cannot receive: \(Errno(rawValue: errno))")

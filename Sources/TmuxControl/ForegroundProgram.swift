@@ -36,14 +36,6 @@ public struct ForegroundProgram: Hashable, Sendable {
         return ForegroundProgram(arguments: arguments, pid: leader)
     }
 
-    /// Whether it is Neovim: named `nvim`, or an executable named `nvim`
-    /// under another name (`vi` or `vim` linked to it by alternatives).
-    public var isNeovim: Bool {
-        if Self.baseName(arguments.first ?? "") == "nvim" { return true }
-        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        return executable.map { Self.baseName($0) == "nvim" } ?? false
-    }
-
     /// The name a program goes by: the last component of its `argv[0]`,
     /// without a login shell's leading `-`.
     public static func baseName(_ argument: String) -> String {

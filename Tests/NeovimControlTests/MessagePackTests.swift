@@ -70,6 +70,12 @@ import Testing
         #expect(try reader.read() == .int(9))
     }
 
+    @Test("A str whose bytes are not UTF-8 reads as those bytes, never as repaired text")
+    func invalidText() throws {
+        var reader = MessagePackReader([0xA3, 0x61, 0xFF, 0x62])
+        #expect(try reader.read() == .binary([0x61, 0xFF, 0x62]))
+    }
+
     @Test("Neovim's handles are ext values holding an integer")
     func handles() {
         #expect(MessagePackValue.extension(type: 1, data: MessagePackWriter.encode(.int(1000))).intValue == 1000)

@@ -112,6 +112,54 @@ import TmuxControl
         #expect(names?.contains(work + "/a 'b'|c\nd.txt") == true)
     }
 
+    @Test("Names Neovim would hand to a handler that runs programs (term://, scp://, man://) are neither saved nor opened: a hostile archive runs nothing")
+    func handlerNamesRunNothing() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let work = root + "/work dir"
+        let marker = root + "/ran"
+        do {
+            // A buffer a plugin named like a terminal: not saved.
+            let editor = try Editor(root: root)
+            try editor.command("edit \(work)/short.txt")
+            let scratch = try editor.client.call("nvim_create_buf", [true, false])
+            _ = try editor.client.call("nvim_buf_set_name", [scratch, .string("term://touch \(marker)")])
+            let saved = try NeovimSession.read(from: editor.client)
+            #expect(saved.buffers == [work + "/short.txt"])
+        }
+        let hostile = NeovimSession(
+            directory: "term://touch \(marker)", buffers: ["term://touch \(marker)", "scp://localhost/\(marker)"],
+            tabs: [.init(layout: .row([
+                .window(.init(file: "term://touch \(marker)", line: 1, column: 0, width: 40, height: 10)),
+                .window(.init(file: "man://touch", line: 1, column: 0, width: 39, height: 10)),
+                .window(.init(file: "relative/name.txt", line: 1, column: 0, width: 39, height: 10)),
+            ]), currentWindow: 0)],
+            currentTab: 0)
+        let editor = try Editor(root: root)
+        let problems = try hostile.replay(into: editor.client)
+        #expect(problems.contains { $0.contains("no absolute path") })
+        let replayed = try NeovimSession.read(from: editor.client)
+        #expect(replayed.tabs[0].layout.windows.map(\.file) == [nil, nil, nil])
+        #expect(replayed.buffers.isEmpty)
+        usleep(300_000)
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test("Neovim is found by its executable, also started as a vi linked to it; other programs are not Neovim")
+    func neovimUnderAnotherName() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let nvim = try #require(["/usr/bin/nvim", "/usr/local/bin/nvim"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        try FileManager.default.createSymbolicLink(atPath: root + "/vi", withDestinationPath: nvim)
+        let editor = try ChildProcess(root + "/vi", ["--headless", "--clean", "-n"], environment: Editor.environment(root: root), log: root + "/vi.log")
+        defer { editor.stop() }
+        #expect(NeovimServer.isNeovim(pid: editor.pid))
+        #expect(!NeovimServer.isNeovim(pid: getpid()))
+        #expect(!NeovimServer.isNeovim(pid: -5))
+        // Its socket is found the same way (a hang guard, not a speed requirement).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while NeovimServer.sockets(ofProcess: editor.pid).isEmpty, ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(NeovimServer.sockets(ofProcess: editor.pid).count == 1)
+    }
+
     @Test("A file gone since the save and a line past its end: the window stays, the cursor is clamped, one line says what")
     func changedFiles() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -169,24 +169,3 @@ import TmuxControl
         #expect(try server.runner.version() >= TmuxVersion(major: 1, minor: 0))
     }
 }
-
-/// Neovim under its own name or another.
-@Suite struct NeovimDetectionTests {
-    @Test("nvim is Neovim, and so is a vi linked to it; less is not")
-    func names() throws {
-        let nvim = try #require(ProgramRun.executable(named: "nvim", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("nvim-name-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createSymbolicLink(atPath: root + "/vi", withDestinationPath: nvim)
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = root
-        environment["XDG_STATE_HOME"] = root
-        environment["XDG_DATA_HOME"] = root
-        let editor = try ChildProcess(root + "/vi", ["--headless", "--clean", "-n"], environment: environment, log: root + "/vi.log")
-        defer { editor.stop() }
-        #expect(ForegroundProgram(arguments: ["vi", "notes.txt"], pid: editor.pid).isNeovim)
-        #expect(ForegroundProgram(arguments: ["/usr/bin/nvim"], pid: -1).isNeovim)
-        #expect(!ForegroundProgram(arguments: ["less", "notes.txt"], pid: getpid()).isNeovim)
-    }
-}
