@@ -68,7 +68,7 @@ final class PaneObject: RestorableObject, RestorationClass {
         if window.firstPaneUsed {
             // A new pane after the last one made: split it, and share the room out.
             var split = ["split-window", "-d", "-t", "\(window.target).\(window.lastPane)"]
-            if let directory { split += ["-c", directory] }
+            if let directory { split += ["-c", TmuxRunner.formatLiteral(directory)] }
             commands += [split, ["select-layout", "-t", window.target, "tiled"]]
             window.lastPane += 1
             target = "\(window.target).\(window.lastPane)"
@@ -83,7 +83,7 @@ final class PaneObject: RestorableObject, RestorationClass {
            let file = Self.writeContents(PaneContents.printable(text), plugin: plugin) {
             let quoted = ProgramObject.shellQuoted(file)
             var respawn = ["respawn-pane", "-k", "-t", target]
-            if let directory { respawn += ["-c", directory] }
+            if let directory { respawn += ["-c", TmuxRunner.formatLiteral(directory)] }
             respawn.append("cat \(quoted); rm -f \(quoted); exec \"${SHELL:-/bin/sh}\" -l")
             commands.append(respawn)
         }

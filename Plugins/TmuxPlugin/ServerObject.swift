@@ -11,7 +11,8 @@ import TmuxControl
 /// one is started as `tmux -D -S SOCKET` (in the foreground, so its unit
 /// lives as long as it does) by the user manager, or detached without one
 /// (``UserUnitLauncher``). A tmux before 3.2 has no `-D`: its server is
-/// started as a daemon of a `Type=forking` unit (said once).
+/// started as a daemon of a `Type=forking` unit with a placeholder session,
+/// which goes once the saved sessions exist (said once).
 final class ServerObject: RestorableObject, RestorationClass {
     var restorationIdentifier: String?
     var restorationClass: (any RestorationClass.Type)? = ServerObject.self
@@ -69,7 +70,6 @@ final class ServerObject: RestorableObject, RestorationClass {
             return nil
         }
         plugin.startedServers.append(name)
-        if !plugin.supports(.foregroundServer, runner: runner, otherwise: "") { plugin.forkedServers.append(runner) }
         return ServerObject(name: name, runner: runner)
     }
 
@@ -78,15 +78,17 @@ final class ServerObject: RestorableObject, RestorationClass {
         let directory = runner.socket.removingLastComponent()
         try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // tmux before 3.2 cannot stay in the foreground: its server is a
-        // daemon the unit follows (Type=forking), kept alive with no session
-        // (exit-empty off) until the restore has made its sessions.
+        // daemon the unit follows (Type=forking), started with a placeholder
+        // session (a server with none ends) that goes once the restore has
+        // made the saved ones. No option of the user's is touched.
         let foreground = plugin.supports(.foregroundServer, runner: runner, otherwise: "the server is started as a daemon of a forking unit")
+        let placeholder = "restored-starting-\(String(UInt64.random(in: 1 ... UInt64.max), radix: 16))"
         let request = LaunchRequest(
             unitName: UnitName.service(launcher: "restored", applicationID: "tmux"),
             description: "tmux server \(name), restored by restored",
             command: foreground
                 ? [runner.executable.string, "-D", "-S", runner.socket.string]
-                : [runner.executable.string, "-S", runner.socket.string, "start-server", ";", "set-option", "-g", "exit-empty", "off"],
+                : [runner.executable.string, "-S", runner.socket.string, "new-session", "-d", "-s", placeholder],
             workingDirectory: plugin.environment["HOME"].map { FilePath($0) },
             serviceType: foreground ? .exec : .forking
         )
@@ -105,5 +107,6 @@ final class ServerObject: RestorableObject, RestorationClass {
             guard ContinuousClock.now < deadline else { throw TmuxError("the tmux server \(name) did not come up within 10 s") }
             usleep(20_000)
         }
+        if !foreground { plugin.placeholderSessions.append((runner, placeholder)) }
     }
 }

@@ -25,9 +25,25 @@ final class SessionObject: RestorableObject, RestorationClass {
 
     var restorationChildren: [any RestorableObject] { windows }
 
+    /// The session's name.
+    let name: String
+
+    /// The restoration identifier of session `name`: the name with `%`
+    /// and `/` written `%25` and `%2F`, as identifiers hold no `/` (R3)
+    /// and tmux names may.
+    static func identifier(forName name: String) -> String {
+        name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+    }
+
+    /// The session name ``identifier(forName:)`` wrote as `identifier`.
+    static func name(forIdentifier identifier: String) -> String {
+        identifier.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%25", with: "%")
+    }
+
     /// A session read at a save; `groupLeader` is the session whose windows it shares.
     init(_ session: TmuxSnapshot.Session, groupLeader: String?, context: TmuxPlugin.SaveContext) {
-        restorationIdentifier = session.name
+        name = session.name
+        restorationIdentifier = Self.identifier(forName: session.name)
         self.groupLeader = groupLeader
         directory = session.directory
         if groupLeader == nil {
@@ -44,13 +60,14 @@ final class SessionObject: RestorableObject, RestorationClass {
 
     private init(name: String, runner: TmuxRunner, initialWindow: Int?, plugin: TmuxPlugin) {
         self.plugin = plugin
-        restorationIdentifier = name
+        self.name = name
+        restorationIdentifier = Self.identifier(forName: name)
         self.runner = runner
         self.initialWindow = initialWindow
     }
 
     /// The session's target for tmux commands.
-    var target: String { "=\(restorationIdentifier ?? ""):" }
+    var target: String { "=\(name):" }
 
     func encodeRestorableState(with coder: StateCoder) throws {
         try coder.encode(directory, forKey: "directory")
@@ -67,20 +84,20 @@ final class SessionObject: RestorableObject, RestorationClass {
     }
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
-        guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 2, let name = path.last,
+        guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 2, let name = path.last.map(Self.name(forIdentifier:)),
               let runner = plugin.runner(for: plugin.socket(named: path.identifiers[0]))
         else { return nil }
         // Already there: left alone, with its windows (no duplicates).
         if (try? runner.run(["has-session", "-t", "=\(name)"])) != nil { return nil }
         do {
             if let leader = try coder.decode(String.self, forKey: "groupLeader") {
-                _ = try runner.run(["new-session", "-d", "-s", name, "-t", "=\(leader)"])
+                _ = try runner.run(["new-session", "-d", "-s", TmuxRunner.formatLiteral(name), "-t", "=\(leader)"])
                 return SessionObject(name: name, runner: runner, initialWindow: nil, plugin: plugin)
             }
             let width = try coder.decode(Int.self, forKey: "width") ?? 80
             let height = try coder.decode(Int.self, forKey: "height") ?? 24
-            var command = ["new-session", "-d", "-s", name, "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
-            if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", directory] }
+            var command = ["new-session", "-d", "-s", TmuxRunner.formatLiteral(name), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
+            if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", TmuxRunner.formatLiteral(directory)] }
             let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
             let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""), plugin: plugin)
             plugin.restoringSessions[plugin.key(path)] = session

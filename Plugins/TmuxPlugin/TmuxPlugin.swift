@@ -250,17 +250,26 @@ final class TmuxPlugin: RestorationPlugin {
         return index
     }
 
-    /// The servers this restore started as daemons (tmux before 3.2).
-    var forkedServers: [TmuxRunner] = []
+    /// The placeholder sessions of the servers this restore started as
+    /// daemons (tmux before 3.2), killed once the saved sessions exist.
+    var placeholderSessions: [(runner: TmuxRunner, session: String)] = []
 
     func restorationDidFinish() {
         for (runner, commands) in sessionCommands { _ = try? runner.run(commands: commands) }
         typePrograms()
         replayEditors()
-        // Servers an old tmux started with exit-empty off (see ServerObject)
-        // end with their last session again.
-        for runner in forkedServers { _ = try? runner.run(["set-option", "-gu", "exit-empty"]) }
-        forkedServers = []
+        // The sessions that kept an old tmux's new server alive (see ServerObject).
+        for (runner, session) in placeholderSessions { _ = try? runner.run(["kill-session", "-t", "=\(session)"]) }
+        placeholderSessions = []
+        // A server started for sessions none of which could be made has
+        // nothing to show: it is stopped again rather than left empty.
+        for name in startedServers {
+            guard let runner = runner(for: socket(named: name)) else { continue }
+            if ((try? runner.run(["list-sessions", "-F", "x"])) ?? "").isEmpty {
+                _ = try? runner.run(["kill-server"])
+                context.log("the tmux server \(name) was started, but none of its sessions could be restored: it is stopped again", level: .warning)
+            }
+        }
         if !startedServers.isEmpty {
             context.log("started tmux server \(startedServers.joined(separator: ", "))", level: .info)
         }

@@ -99,12 +99,12 @@ final class WindowObject: RestorableObject, RestorationClass {
             // The window tmux made with the session: its shell starts again in the directory.
             session.reusedInitialWindow = true
             var respawn = ["respawn-pane", "-k", "-t", target]
-            if let directory { respawn += ["-c", directory] }
-            commands = [respawn] + (name.map { [["rename-window", "-t", target, $0]] } ?? [])
+            if let directory { respawn += ["-c", TmuxRunner.formatLiteral(directory)] }
+            commands = [respawn] + (name.map { [["rename-window", "-t", target, TmuxRunner.formatLiteral($0)]] } ?? [])
         } else {
             var command = ["new-window", "-d", "-t", target]
-            if let name { command += ["-n", name] }
-            if let directory { command += ["-c", directory] }
+            if let name { command += ["-n", TmuxRunner.formatLiteral(name)] }
+            if let directory { command += ["-c", TmuxRunner.formatLiteral(directory)] }
             commands = [command]
         }
         var window = TmuxPlugin.RestoringWindow(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)

@@ -38,6 +38,14 @@ public struct TmuxRunner: Sendable {
         self.timeout = timeout
     }
 
+    /// `text` written so that tmux takes it as it is where it expands
+    /// formats: session and window names (`-s`, `-n`, `rename-window`) and
+    /// start directories (`-c`). A `#` there would start a format, and
+    /// `#(command)` runs a command: each is written `##`.
+    public static func formatLiteral(_ text: String) -> String {
+        text.replacingOccurrences(of: "#", with: "##")
+    }
+
     /// The version of this tmux executable (`tmux -V`).
     public func version() throws(TmuxError) -> TmuxVersion {
         let run: ProgramRun
@@ -77,7 +85,7 @@ public struct TmuxRunner: Sendable {
         }
         guard run.ending == .exited(0) else {
             let message = run.errorText
-            throw TmuxError("tmux on \(socket.string): \(message.isEmpty ? "\(run.ending)" : message)")
+            throw TmuxError("tmux on \(socket.string): \(arguments.first ?? ""): \(message.isEmpty ? "\(run.ending)" : message)")
         }
         return run.outputText
     }

@@ -217,14 +217,25 @@ import TmuxControl
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback)")
+    @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback); names and directories holding #(...) or / come back as they were and run nothing")
     func withoutUserManager() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
         let tmuxDirectory = try Self.tmuxDirectory(in: environment)
         let server = try Self.server("default", in: tmuxDirectory)
         defer { _ = try? server.run(["kill-server"]) }
-        _ = try server.run(["new-session", "-d", "-s", "alone"])
+        // Names and directories tmux would expand as formats (#(...) runs a
+        // command), and a session name holding "/", which no restoration
+        // identifier may (R3).
+        let marker = environment.bus.directory.path + "/format-ran"
+        let hostile = "al#(touch \(marker))one"
+        let directory = environment.bus.directory.path + "/dir #(touch \(marker))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", TmuxRunner.formatLiteral(hostile), "-c", TmuxRunner.formatLiteral(directory)],
+            ["rename-window", "-t", "=\(hostile):0", TmuxRunner.formatLiteral("w #(touch \(marker))")],
+        ])
+        let before = Self.comparable(try TmuxSnapshot.read(from: server))
 
         let daemon = try environment.startDaemon(
             log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
@@ -235,15 +246,17 @@ import TmuxControl
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
         _ = try server.run(["kill-server"])
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
-        #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name) == ["alone"])
-        let pid = try #require(Int32(try server.run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(Self.comparable(try TmuxSnapshot.read(from: server)) == before)
+        #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name) == [hostile])
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        let pid = try #require(Int32(try server.run(["display-message", "-p", "-t", "=\(hostile):", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(Self.seccomp(of: pid) == "2")
         let log = try String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8)
         #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox"))
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("A tmux before 3.2 (no -D) is said once: its servers come back as daemons of forking units, and end with their last session again")
+    @Test("A tmux before 3.2 (no -D) is said once: its servers come back as daemons of forking units, started with a placeholder session that goes once the saved ones exist")
     func oldTmux() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
@@ -287,9 +300,11 @@ import TmuxControl
 
         let units = try await manager.transientUnits()
         #expect(units.count == 2)
-        #expect(units.allSatisfy { $0.properties["Type"]?.stringValue == "forking" && $0.command.contains("start-server") && !$0.command.contains("-D") })
-        // Back to tmux's own rule: a server ends with its last session.
-        #expect(try main.run(["show-options", "-gv", "exit-empty"]).trimmingCharacters(in: .whitespacesAndNewlines) == "on")
+        #expect(units.allSatisfy { $0.properties["Type"]?.stringValue == "forking" && $0.command.contains("new-session") && !$0.command.contains("-D") })
+        // The placeholder sessions that kept the new servers alive are gone
+        // (the comparison above lists every session), and no option of the
+        // user's was changed.
+        #expect(try main.run(["show-options", "-sv", "exit-empty"]).trimmingCharacters(in: .whitespacesAndNewlines) == "on")
         let log = environment.log("restored.log")
         #expect(log.components(separatedBy: "tmux 3.1c is too old for a server in the foreground (tmux -D), which needs tmux 3.2 or later").count == 2, "\(log)")
         #expect(await daemon.terminated() == 0)
