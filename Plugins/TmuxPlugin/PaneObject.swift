@@ -35,8 +35,9 @@ final class PaneObject: RestorableObject, RestorationClass {
         isActive = pane.active
         isLast = pane.last
         program = ForegroundProgram.of(panePID: pane.pid).flatMap { found in
-            guard context.policy.allows(found.arguments) else { return nil }
-            return ProgramObject(arguments: found.arguments, editor: context.editor(found))
+            // Only what the policy keeps is saved: no option that runs code or holds a secret.
+            guard let command = context.policy.command(for: found.arguments) else { return nil }
+            return ProgramObject(arguments: command, editor: context.editor(found))
         }
     }
 

@@ -7,7 +7,8 @@ import TmuxControl
 /// has its final size.
 ///
 /// Which program may run is decided again at restore against the plugin's
-/// allow-list, never taken from the archive (R16); the arguments are quoted
+/// allow-list, with only the arguments ``ProgramPolicy/command(for:)``
+/// keeps, never taken from the archive (R16); the arguments are quoted
 /// for the shell, so nothing in them is interpreted. A Neovim's own state
 /// is its child, ``EditorObject``.
 final class ProgramObject: RestorableObject, RestorationClass {
@@ -33,15 +34,17 @@ final class ProgramObject: RestorableObject, RestorationClass {
               let pane = plugin.restoringPanes[plugin.key(parent)],
               let arguments = (try? coder.decode([String].self, forKey: "arguments")) ?? nil
         else { return nil }
-        guard plugin.policy.allows(arguments) else {
+        // The archive's command line is filtered again (R16): a program off
+        // the list, or an argument that would run code, never comes from it.
+        guard let command = plugin.policy.command(for: arguments) else {
             plugin.context.log("\(parent): \(arguments.first ?? "") is not on the allow-list: the pane gets a shell", level: .info)
             return nil
         }
         // Typed once every window has its layout (``TmuxPlugin/typePrograms()``):
         // a program started before its pane's last resize may miss it.
-        plugin.pendingPrograms.append((pane.runner, pane.target, arguments, parent.description))
+        plugin.pendingPrograms.append((pane.runner, pane.target, command, parent.description))
         plugin.restoringPrograms.insert(plugin.key(path))
-        return ProgramObject(arguments: arguments)
+        return ProgramObject(arguments: command)
     }
 
     /// `argument` as one word for a POSIX shell: in single quotes, a quote

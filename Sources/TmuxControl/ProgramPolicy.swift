@@ -4,10 +4,16 @@
 /// pane's directory: a restore never runs again an arbitrary command (a
 /// build, a deploy, `rm`).
 ///
-/// The archive's arguments are passed to the program as they were, quoted
-/// for the shell, never interpreted: the list decides *which* program runs,
-/// and that decision is made again at restore, against this list, never
-/// taken from the archive (R16).
+/// The list decides *which* program runs, and ``command(for:)`` which of
+/// its arguments come back: the program by its name (found in `PATH`,
+/// never a saved path), and for each program of the default list only the
+/// arguments that name what it shows (files, a page, a host, a database),
+/// never an option that runs code (`vim +!cmd`, `less +!cmd`,
+/// `ssh -o ProxyCommand=`, `psql -c`, `man -P`) or holds a secret
+/// (`mysql -pSECRET`). The same filter runs at the save (so the archive
+/// holds no more) and again at the restore, against this list, never taken
+/// from the archive (R16). A program a user adds gets its arguments as they
+/// were: add only programs whose arguments you trust.
 public struct ProgramPolicy: Hashable, Sendable {
     /// The programs allowed, by name.
     public var programs: Set<String>
@@ -45,17 +51,118 @@ public struct ProgramPolicy: Hashable, Sendable {
     /// its name is on the list, and for `tail` only when it follows a file,
     /// for `emacs` only in the terminal.
     public func allows(_ arguments: [String]) -> Bool {
-        guard let first = arguments.first else { return false }
+        command(for: arguments) != nil
+    }
+
+    /// The command line that starts `arguments` (a program's, its name
+    /// first) again, or nil when it may not run again.
+    public func command(for arguments: [String]) -> [String]? {
+        guard let first = arguments.first else { return nil }
         let name = ForegroundProgram.baseName(first)
-        guard programs.contains(name) else { return false }
-        let options = arguments.dropFirst()
+        guard programs.contains(name) else { return nil }
+        let rest = Array(arguments.dropFirst())
+        // Operands: no option, no URL (an editor or pager would fetch it with another program).
+        let operands = rest.filter { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasPrefix("+") && !$0.contains("://") }
         switch name {
-        case "tail":
-            return options.contains { $0 == "-f" || $0 == "-F" || $0 == "--follow" || $0.hasPrefix("--follow=") || ($0.hasPrefix("-") && !$0.hasPrefix("--") && $0.contains("f")) }
+        case "vi", "vim", "nvim", "nano", "less", "more":
+            return [name] + operands
         case "emacs":
-            return options.contains { $0 == "-nw" || $0 == "--no-window-system" || $0 == "-t" || $0 == "--tty" }
+            guard rest.contains(where: { $0 == "-nw" || $0 == "--no-window-system" }) else { return nil }
+            return [name, "-nw"] + operands
+        case "man":
+            return [name] + operands
+        case "top", "htop", "btop":
+            return [name]
+        case "tail":
+            return Self.tail(rest).map { [name] + $0 }
+        case "ssh":
+            return Self.remoteShell(rest, flags: "46ACKTXYaqtvx", valued: ["-p", "-l", "-i", "-J"]).map { [name] + $0 }
+        case "mosh":
+            return operands.first.map { [name, $0] }
+        case "sqlite3":
+            return [name] + Self.options(rest, valued: [], long: [], operands: 1,
+                                         dropped: ["-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-maxsize", "-lookaside", "-pagecache", "-heap"])
+        case "psql":
+            return [name] + Self.options(rest, valued: ["-h", "-p", "-U", "-d"], long: ["--host=", "--port=", "--username=", "--dbname="], operands: 2,
+                                         dropped: ["-c", "-f", "-v", "-o", "-L", "-T", "-P", "-F", "-R", "--command", "--file", "--set", "--variable", "--output", "--log-file"])
+        case "mysql":
+            return [name] + Self.options(rest, valued: ["-h", "-P", "-u", "-D"], long: ["--host=", "--port=", "--user=", "--database="], operands: 1,
+                                         dropped: ["-e", "--execute", "--init-command", "-S", "--socket"])
         default:
-            return true
+            // A program the user added: its arguments as they were.
+            return [name] + rest
         }
+    }
+
+    /// `tail`'s following options, line counts and files; nil when it does not follow.
+    private static func tail(_ arguments: [String]) -> [String]? {
+        var kept: [String] = []
+        var follows = false
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "-f", "-F", "--follow", "--follow=name", "--follow=descriptor", "--retry":
+                kept.append(argument)
+                follows = follows || argument != "--retry"
+            case "-n":
+                if let count = iterator.next(), Int(count.trimmingCharacters(in: ["+", "-"])) != nil { kept += ["-n", count] }
+            default:
+                if argument.hasPrefix("--lines="), Int(argument.dropFirst(8).trimmingCharacters(in: ["+", "-"])) != nil {
+                    kept.append(argument)
+                } else if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.dropFirst().allSatisfy({ "fFq".contains($0) }) {
+                    kept.append(argument)
+                    follows = follows || argument.contains("f") || argument.contains("F")
+                } else if !argument.hasPrefix("-"), !argument.isEmpty {
+                    kept.append(argument)
+                }
+            }
+        }
+        return follows ? kept : nil
+    }
+
+    /// ssh's harmless flags, the options in `valued` with their values, and
+    /// the destination; no remote command, no `-o`, `-F` or forwarding.
+    private static func remoteShell(_ arguments: [String], flags: String, valued: Set<String>) -> [String]? {
+        var kept: [String] = []
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            if valued.contains(argument) {
+                guard let value = iterator.next() else { break }
+                kept += [argument, value]
+            } else if argument.hasPrefix("-") {
+                if argument.count > 1, argument.dropFirst().allSatisfy({ flags.contains($0) }) { kept.append(argument) }
+                // Other options (-o, -F, -L, -R, -D, ...) take a value: skip it.
+                else if argument.count == 2, !flags.contains(argument.last!) { _ = iterator.next() }
+            } else {
+                // The destination; what follows it is a remote command, not kept.
+                return kept + [argument]
+            }
+        }
+        return nil
+    }
+
+    /// The options in `valued` (with their values) and `long` (`--name=value`),
+    /// and the first `operands` operands; every other option dropped, and
+    /// with those in `dropped` the value that follows them.
+    private static func options(_ arguments: [String], valued: Set<String>, long: [String], operands: Int, dropped: Set<String>) -> [String] {
+        var kept: [String] = []
+        var operandCount = 0
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            if valued.contains(argument) {
+                guard let value = iterator.next() else { break }
+                kept += [argument, value]
+            } else if long.contains(where: { argument.hasPrefix($0) }) {
+                kept.append(argument)
+            } else if dropped.contains(argument) {
+                _ = iterator.next()
+            } else if argument.hasPrefix("-") {
+                continue
+            } else if operandCount < operands, !argument.isEmpty {
+                kept.append(argument)
+                operandCount += 1
+            }
+        }
+        return kept
     }
 }
