@@ -21,7 +21,8 @@ final class PaneObject: RestorableObject, RestorationClass {
     var restorationChildren: [any RestorableObject] { program.map { [$0] } ?? [] }
 
     /// The pane's index in tmux: its identifier's when read at a save, the
-    /// one tmux gave it when restored (pane-base-index may differ).
+    /// one tmux gives it when restored (from the server's pane-base-index,
+    /// which may differ).
     private(set) var index: Int?
 
     /// A pane read at a save; its program is kept when the policy allows
@@ -37,7 +38,7 @@ final class PaneObject: RestorableObject, RestorationClass {
         program = ForegroundProgram.of(panePID: pane.pid).flatMap { found in
             // Only what the policy keeps is saved: no option that runs code or holds a secret.
             guard let command = context.policy.command(for: found.arguments) else { return nil }
-            return ProgramObject(arguments: command, editor: context.editor(found))
+            return ProgramObject(arguments: command, editor: context.readEditor(found))
         }
     }
 

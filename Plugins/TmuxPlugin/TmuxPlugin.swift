@@ -60,10 +60,11 @@ final class TmuxPlugin: RestorationPlugin {
         /// The panes' visible text, by ``PaneContents/key(session:window:pane:)``, when kept.
         let contents: [String: String]
         /// The state of a pane's program, when it is a Neovim that answers.
-        let editor: (ForegroundProgram) -> EditorObject?
+        let readEditor: (ForegroundProgram) -> EditorObject?
     }
 
-    /// How long one save may spend asking Neovims, all of them together:
+    /// How long one save may spend asking Neovims, all of them together
+    /// (each at most a second):
     /// a Neovim that does not answer (stopped, or busy) must not cost the
     /// suspend budget.
     static let editorReadBudget: Duration = .seconds(2)
@@ -75,7 +76,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// a second at most, within ``editorReadBudget``); a Neovim that does
     /// not answer, or that waits for its user's answer, is one log line and
     /// is restored as it was typed.
-    func editor(of program: ForegroundProgram) -> EditorObject? {
+    func readEditor(of program: ForegroundProgram) -> EditorObject? {
         guard NeovimServer.isNeovim(pid: program.pid) else { return nil }
         let left = ContinuousClock.now.duration(to: editorReadDeadline)
         guard left > .milliseconds(10) else {
@@ -125,7 +126,7 @@ final class TmuxPlugin: RestorationPlugin {
         }
         guard case let version?? = versions[runner.executable], version < feature.minimumVersion else { return true }
         if saidTooOld.insert(feature).inserted {
-            context.log("tmux \(version) is too old for \(feature.name), which needs tmux \(feature.minimumVersion) or later: \(otherwise)", level: .notice)
+            context.log("tmux \(version) is too old for \(feature.summary), which needs tmux \(feature.minimumVersion) or later: \(otherwise)", level: .notice)
         }
         return false
     }
@@ -153,7 +154,7 @@ final class TmuxPlugin: RestorationPlugin {
             do {
                 let snapshot = try TmuxSnapshot.read(from: runner)
                 let contents = keepsPaneContents ? try PaneContents.read(snapshot, from: runner) : [:]
-                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents, editor: editor(of:))))
+                servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents, readEditor: readEditor(of:))))
             } catch {
                 // A stale socket (its server gone) is no error; anything else is this server's only.
                 if !error.description.contains("no server running") && !error.description.contains("error connecting") {
@@ -196,7 +197,8 @@ final class TmuxPlugin: RestorationPlugin {
 
     // MARK: Restoring
 
-    /// A window created by this restore: where its panes go.
+    /// A window this restore makes: where its panes go, and the commands
+    /// that make them (run in its ``WindowObject/finishedRestoringState()``).
     struct RestoringWindow {
         let runner: TmuxRunner
         let target: String
@@ -214,7 +216,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// The sessions and windows created by this restore, by ``key(_:)``.
     var restoringSessions: [String: SessionObject] = [:]
     var restoringWindows: [String: RestoringWindow] = [:]
-    /// The panes created by this restore: their server and target, for their programs.
+    /// The panes this restore makes: their server and target, for their programs.
     var restoringPanes: [String: (runner: TmuxRunner, target: String)] = [:]
     /// The programs this restore types again, by ``key(_:)``.
     var restoringPrograms: Set<String> = []

@@ -117,20 +117,25 @@ final class WindowObject: RestorableObject, RestorationClass {
     /// active and last panes, in one tmux call.
     func finishedRestoringState() {
         guard let runner else { return }
-        var commands = plugin?.restoringWindows[key]?.commands ?? []
-        commands.append(["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"])
-        if !layout.isEmpty { commands.append(["select-layout", "-t", target, layout]) }
+        let making = plugin?.restoringWindows[key]?.commands ?? []
+        var arranging: [[String]] = [["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"]]
+        if !layout.isEmpty { arranging.append(["select-layout", "-t", target, layout]) }
         for pane in [lastPane, activePane].compactMap({ $0 }) {
-            if let index = pane.index { commands.append(["select-pane", "-t", "\(target).\(index)"]) }
+            if let index = pane.index { arranging.append(["select-pane", "-t", "\(target).\(index)"]) }
         }
-        if zoomed, let index = activePane?.index { commands.append(["resize-pane", "-Z", "-t", "\(target).\(index)"]) }
+        // Zoom last: a sequence that fails stops before it, so arranging
+        // again below never toggles it twice.
+        if zoomed, let index = activePane?.index { arranging.append(["resize-pane", "-Z", "-t", "\(target).\(index)"]) }
         do {
-            _ = try runner.run(commands: commands)
+            _ = try runner.run(commands: making + arranging)
         } catch {
-            // tmux ran the commands up to the one that failed (a pane with no
-            // room, a layout that no longer fits): this window's problem only.
-            plugin?.context.log("\(target): the window is not as it was: \(error)", level: .warning)
-            _ = try? runner.run(["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"])
+            // tmux ran the commands up to the one that failed (a pane with
+            // no room, a layout that no longer fits): the window is arranged
+            // as far as it can be, and only what failed is missing.
+            plugin?.context.log("\(target): the window is not all as it was: \(error)", level: .warning)
+            if (try? runner.run(commands: arranging)) == nil {
+                _ = try? runner.run(commands: [arranging[0], ["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"]])
+            }
         }
     }
 }

@@ -1,11 +1,11 @@
 /// Reads MessagePack values from bytes, one after another.
 ///
-/// A value cut short is ``MessagePackReader/Incomplete`` (read again when
+/// A value cut short is ``MessagePackReader/IncompleteValue`` (read again when
 /// more bytes came); bytes no MessagePack value starts with, or nesting
 /// deeper than ``maximumDepth``, are a ``MessagePackError``.
 public struct MessagePackReader: Sendable {
     /// A value that does not end within the bytes: more must come.
-    public struct Incomplete: Error, Hashable, Sendable {}
+    public struct IncompleteValue: Error, Hashable, Sendable {}
 
     /// How deep arrays and maps may nest: a peer's bytes must not exhaust the stack.
     public static let maximumDepth = 512
@@ -81,7 +81,7 @@ public struct MessagePackReader: Sendable {
     }
 
     private mutating func take(_ count: Int) throws -> [UInt8] {
-        guard count <= bytes.count - offset else { throw Incomplete() }
+        guard count <= bytes.count - offset else { throw IncompleteValue() }
         defer { offset += count }
         return Array(bytes[offset ..< offset + count])
     }
@@ -111,7 +111,7 @@ public struct MessagePackReader: Sendable {
 
     private mutating func readArray(count: Int, depth: Int) throws -> MessagePackValue {
         // Every element takes a byte at least: a count beyond the bytes left waits for more.
-        guard count <= bytes.count - offset else { throw Incomplete() }
+        guard count <= bytes.count - offset else { throw IncompleteValue() }
         var elements: [MessagePackValue] = []
         elements.reserveCapacity(count)
         for _ in 0 ..< count { elements.append(try readValue(depth: depth + 1)) }
@@ -119,7 +119,7 @@ public struct MessagePackReader: Sendable {
     }
 
     private mutating func readMap(count: Int, depth: Int) throws -> MessagePackValue {
-        guard count <= (bytes.count - offset) / 2 else { throw Incomplete() }
+        guard count <= (bytes.count - offset) / 2 else { throw IncompleteValue() }
         var pairs: [MessagePackValue.Pair] = []
         pairs.reserveCapacity(count)
         for _ in 0 ..< count {

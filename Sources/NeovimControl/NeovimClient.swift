@@ -96,7 +96,7 @@ public final class NeovimClient {
                 let value = try reader.read()
                 received.removeFirst(reader.offset)
                 return value
-            } catch is MessagePackReader.Incomplete {
+            } catch is MessagePackReader.IncompleteValue {
                 guard received.count <= Self.maximumMessageSize else {
                     throw NeovimError("Neovim sent a message of more than \(Self.maximumMessageSize) bytes")
                 }

@@ -13,7 +13,8 @@ import SystemPackage
 /// on the session bus (`StartTransientUnit`, `Type=exec`, or `forking` for
 /// a program that starts a daemon and exits, in `app.slice`,
 /// collected once it ends), which is what `systemd-run --user` does. The
-/// launch is done when the manager's job is: the program was executed.
+/// launch is done when the manager's job is: the program was executed
+/// (`exec`), or its start command exited, leaving its daemon (`forking`).
 ///
 /// When no user manager answers (no systemd, a bare session), the program
 /// is started detached by this process (a new session, standard streams on

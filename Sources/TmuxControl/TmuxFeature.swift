@@ -16,7 +16,7 @@ public enum TmuxFeature: String, CaseIterable, Hashable, Sendable {
     }
 
     /// What it is, for a log line.
-    public var name: String {
+    public var summary: String {
         switch self {
         case .foregroundServer: return "a server in the foreground (tmux -D)"
         case .paneTitles: return "pane titles (select-pane -T)"
