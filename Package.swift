@@ -127,6 +127,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(name: "MessagePack", swiftSettings: strictSwift),
+        .target(name: "DesktopEntries", swiftSettings: strictSwift),
         .target(
             name: "ProcFiles",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")],
@@ -385,6 +386,11 @@ let package = Package(
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "DesktopEntriesTests",
+            dependencies: ["DesktopEntries"],
             swiftSettings: strictSwift
         ),
         .testTarget(

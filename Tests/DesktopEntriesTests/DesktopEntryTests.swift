@@ -1,0 +1,106 @@
+import DesktopEntries
+import Foundation
+import Testing
+
+/// Desktop entries as the Desktop Entry Specification 1.5 writes them.
+@Suite struct DesktopEntryTests {
+    @Test("The [Desktop Entry] group's keys: unlocalized, unescaped, other groups and comments skipped")
+    func keys() throws {
+        let text = """
+        # A comment
+        [Desktop Entry]
+        Type=Application
+        Name = Text Editor
+        Name[de]=Texteditor
+        Exec=gedit %U
+        TryExec=gedit
+        Path=/srv/my\\sfiles
+        Icon=org.gnome.gedit
+        NoDisplay=false
+        DBusActivatable=true
+        StartupWMClass=Gedit
+
+        [Desktop Action new-window]
+        Name=New Window
+        Exec=gedit --new-window
+        """
+        let entry = try DesktopEntry(parsing: text, id: "org.gnome.gedit.desktop", path: "/usr/share/applications/org.gnome.gedit.desktop")
+        #expect(entry.type == "Application" && entry.isLaunchable)
+        #expect(entry.name == "Text Editor")
+        #expect(entry.exec?.program == "gedit")
+        #expect(entry.tryExec == "gedit")
+        #expect(entry.workingDirectory == "/srv/my files")
+        #expect(entry.dbusActivatable && !entry.noDisplay && !entry.hidden && !entry.terminal)
+        #expect(entry.startupWMClass == "Gedit")
+    }
+
+    @Test("What is no entry: no group, no Type, a line that is no key, an application with nothing to run")
+    func broken() {
+        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "Type=Application\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nName=x\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nnonsense\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nName=x\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nExec=a \"b\n", id: "a.desktop", path: "a") }
+    }
+
+    @Test("Exec: quoted arguments unquoted, field codes apart from text, reserved characters outside quotes refused")
+    func execParsing() throws {
+        // In the file: "\\" is one backslash (string escape), then the quoting rule applies.
+        let entry = try DesktopEntry(parsing: #"""
+        [Desktop Entry]
+        Type=Application
+        Name=My App
+        Icon=my-app
+        Exec="/opt/My App/bin/app" --title "say \\"hi\\" for \\$5 \\\\o/" --file=%f 100%% %i %c %k %d %U
+        """#, id: "my-app.desktop", path: "/usr/share/applications/my-app.desktop")
+        let exec = try #require(entry.exec)
+        #expect(exec.program == "/opt/My App/bin/app")
+        #expect(exec.takesFiles && exec.takesURLs && exec.takesSeveral)
+        #expect(exec.expanded(files: ["/tmp/a b", "/tmp/$(touch x);`y`"], entry: entry) == [
+            "/opt/My App/bin/app", "--title", #"say "hi" for $5 \o/"#, "--file=/tmp/a b", "100%",
+            "--icon", "my-app", "My App", "/usr/share/applications/my-app.desktop", "/tmp/a b", "/tmp/$(touch x);`y`",
+        ])
+        // With no file and no entry, standalone codes give nothing.
+        #expect(exec.expanded(files: []) == ["/opt/My App/bin/app", "--title", #"say "hi" for $5 \o/"#, "--file=", "100%"])
+        for bad in ["app %z", "app ;", "app $HOME", "app --x=%F", "\"unclosed", "app \"\\n\"", "%f", "app %"] {
+            #expect(throws: DesktopEntryError.self, "\(bad)") { try ExecCommand(parsing: bad) }
+        }
+    }
+
+    @Test("Every file, however hostile its name, is one argument, never read by a shell")
+    func hostileFiles() throws {
+        let exec = try ExecCommand(parsing: "xdg-open %f")
+        for name in ["a b.txt", "$(rm -rf ~)", "x; reboot", "`id`", "\"quoted\"", "new\nline", "-rf"] {
+            #expect(exec.expanded(files: [name]) == ["xdg-open", name])
+        }
+    }
+
+    @Test("The files a running program was opened with, where its Exec takes them")
+    func openedItems() throws {
+        let several = try ExecCommand(parsing: "gedit --new-window %U")
+        #expect(several.openedItems(in: ["/usr/bin/gedit", "--new-window", "/home/u/a.txt", "/home/u/b c.txt"]) == ["/home/u/a.txt", "/home/u/b c.txt"])
+        let single = try ExecCommand(parsing: "evince %f")
+        #expect(single.openedItems(in: ["evince", "/tmp/one.pdf", "/tmp/two.pdf"]) == ["/tmp/one.pdf"])
+        let none = try ExecCommand(parsing: "xterm")
+        #expect(none.openedItems(in: ["xterm", "-e", "top"]).isEmpty)
+    }
+
+    @Test("The index: the user's entries over the system's, ids from subdirectories, broken files listed")
+    func index() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("entries-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let user = root + "/home/applications", system = root + "/share/applications"
+        for directory in [user, system + "/kde"] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try "[Desktop Entry]\nType=Application\nName=Mine\nExec=mine\n".write(toFile: user + "/app.desktop", atomically: false, encoding: .utf8)
+        try "[Desktop Entry]\nType=Application\nName=System\nExec=system\n".write(toFile: system + "/app.desktop", atomically: false, encoding: .utf8)
+        try "[Desktop Entry]\nType=Application\nName=Konsole\nExec=konsole\n".write(toFile: system + "/kde/konsole.desktop", atomically: false, encoding: .utf8)
+        try "[Desktop Entry]\nType=Application\nExec=\"broken\n".write(toFile: system + "/broken.desktop", atomically: false, encoding: .utf8)
+        let index = DesktopEntryIndex(directories: [user, system])
+        #expect(index["app.desktop"]?.name == "Mine")
+        #expect(index["kde-konsole.desktop"]?.exec?.program == "konsole")
+        #expect(index["broken.desktop"] == nil)
+        #expect(index.problems.count == 1 && index.problems[0].contains("broken.desktop"))
+        #expect(DesktopEntryIndex.directories(environment: ["HOME": "/home/u"]) == ["/home/u/.local/share/applications", "/usr/local/share/applications", "/usr/share/applications"])
+        #expect(DesktopEntryIndex.directories(environment: ["HOME": "/h", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/x:relative:/y"]) == ["/d/applications", "/x/applications", "/y/applications"])
+    }
+}
