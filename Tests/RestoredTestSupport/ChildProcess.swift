@@ -30,8 +30,20 @@ public final class ChildProcess: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         let envp = environment.map { variables in variables.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { envp?.forEach { free($0) } }
+        // The child starts with no signal blocked or ignored, as a service
+        // manager starts programs: the test runner's threads block some, and
+        // a child that inherits that would ignore stop()'s SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let status = envp.map { posix_spawn(&child, path, &actions, nil, argv, $0) } ?? posix_spawn(&child, path, &actions, nil, argv, environ)
+        let status = envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) } ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
