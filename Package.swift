@@ -129,6 +129,11 @@ let package = Package(
         .target(name: "MessagePack", swiftSettings: strictSwift),
         .target(name: "DesktopEntries", swiftSettings: strictSwift),
         .target(
+            name: "AppDiscovery",
+            dependencies: ["DesktopEntries", "ProcFiles", "RestoredLaunch"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "ProcFiles",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
@@ -390,7 +395,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DesktopEntriesTests",
-            dependencies: ["DesktopEntries"],
+            dependencies: ["DesktopEntries", "AppDiscovery", "RestoredLaunch", "RestoredTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import DesktopEntries
+import RestoredLaunch
 import Foundation
 import Testing
 
@@ -102,5 +103,20 @@ import Testing
         #expect(index.problems.count == 1 && index.problems[0].contains("broken.desktop"))
         #expect(DesktopEntryIndex.directories(environment: ["HOME": "/home/u"]) == ["/home/u/.local/share/applications", "/usr/local/share/applications", "/usr/share/applications"])
         #expect(DesktopEntryIndex.directories(environment: ["HOME": "/h", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/x:relative:/y"]) == ["/d/applications", "/x/applications", "/y/applications"])
+    }
+}
+
+/// Unit names of the scheme, read back.
+@Suite struct UnitNameTests {
+    @Test("Launcher and application id from scopes and services, escaped dashes undone; other units are none")
+    func parsing() {
+        #expect(UnitName.application(ofUnit: "app-gnome-org.gnome.Terminal-4242.scope")! == ("gnome", "org.gnome.Terminal"))
+        #expect(UnitName.application(ofUnit: "app-org.kde.konsole@3f2a.service")! == (nil, "org.kde.konsole"))
+        #expect(UnitName.application(ofUnit: "app-restored-my\\x2dapp@1.service")! == ("restored", "my-app"))
+        #expect(UnitName.application(ofUnit: UnitName.service(launcher: "restored", applicationID: "org.example.A-b"))! == ("restored", "org.example.A-b"))
+        #expect(UnitName.application(ofUnit: "app-org.example.Plain.service")! == (nil, "org.example.Plain"))
+        #expect(UnitName.application(ofUnit: "session-3.scope") == nil)
+        #expect(UnitName.application(ofUnit: "dbus.service") == nil)
+        #expect(UnitName.application(ofUnit: "app-.scope") == nil)
     }
 }

@@ -1,0 +1,65 @@
+import Foundation
+import ProcFiles
+
+/// What `/proc` says of one process, read once per scan.
+struct ProcessRecord {
+    let pid: Int32
+    let parent: Int32
+    let uid: UInt32
+    let startTime: UInt64
+    /// The last component of its cgroup: its unit, when it has one.
+    let unit: String?
+    let executable: String?
+    let commandLine: [String]
+    let directory: String?
+    let environment: [String: String]
+
+    /// The process `pid` under `proc`; nil when it is gone or unreadable.
+    init?(pid: Int32, proc: String) {
+        let base = "\(proc)/\(pid)"
+        guard let stat = ProcFile.text(atPath: base + "/stat"), let close = stat.lastIndex(of: ")"),
+              let status = ProcFile.text(atPath: base + "/status")
+        else { return nil }
+        // After "pid (comm) ": state(0) ppid(1) ... starttime(19).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }
+        guard let uidLine = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
+              let uid = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
+        else { return nil }
+        self.pid = pid
+        self.parent = parent
+        self.uid = uid
+        startTime = start
+        unit = ProcessRecord.unit(cgroup: ProcFile.text(atPath: base + "/cgroup") ?? "")
+        executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/exe")).map { path in
+            path.hasSuffix(" (deleted)") ? String(path.dropLast(10)) : path
+        }
+        let command = ProcFile.contents(atPath: base + "/cmdline") ?? []
+        commandLine = command.split(separator: 0, omittingEmptySubsequences: false).dropLast(command.last == 0 ? 1 : 0).map { String(decoding: $0, as: UTF8.self) }
+        directory = try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/cwd")
+        var environment: [String: String] = [:]
+        for entry in (ProcFile.contents(atPath: base + "/environ") ?? []).split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            guard let equals = text.firstIndex(of: "="), text.hasPrefix("GIO_LAUNCHED_DESKTOP_FILE") else { continue }
+            environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        self.environment = environment
+    }
+
+    /// The unit in `/proc/PID/cgroup`: the last component of the unified
+    /// hierarchy's path (`0::`), else of systemd's own (`name=systemd`).
+    static func unit(cgroup: String) -> String? {
+        var unified: Substring?
+        var named: Substring?
+        for line in cgroup.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3 else { continue }
+            if parts[0] == "0", parts[1].isEmpty { unified = parts[2] }
+            if parts[1] == "name=systemd" { named = parts[2] }
+        }
+        for path in [unified, named].compactMap({ $0 }) {
+            if let last = path.split(separator: "/").last, last.hasSuffix(".scope") || last.hasSuffix(".service") { return String(last) }
+        }
+        return nil
+    }
+}
