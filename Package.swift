@@ -129,6 +129,11 @@ let package = Package(
         .target(name: "MessagePack", swiftSettings: strictSwift),
         .target(name: "DesktopEntries", swiftSettings: strictSwift),
         .target(
+            name: "PluginSupport",
+            dependencies: ["RestoredDBus"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "AppDiscovery",
             dependencies: ["DesktopEntries", "ProcFiles", "RestoredLaunch"],
             swiftSettings: strictSwift
@@ -291,6 +296,7 @@ let package = Package(
             dependencies: [
                 "TmuxControl",
                 "NeovimControl",
+                "PluginSupport",
                 "MessagePack",
                 "RestoredLaunch",
                 "RestoredDBus",

@@ -1,4 +1,5 @@
 import Foundation
+import PluginSupport
 import RestorationKit
 import RestoredDBus
 import RestoredLaunch

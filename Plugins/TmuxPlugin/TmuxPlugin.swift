@@ -1,6 +1,7 @@
 import Foundation
 import MessagePack
 import NeovimControl
+import PluginSupport
 import RestorationKit
 import RestoredDBus
 import RestoredLaunch

@@ -3,8 +3,9 @@ import Synchronization
 
 /// Runs async work from a plugin callback, which the plugin host calls on
 /// its own thread (never a task's): the thread waits for the work.
-enum Blocking {
-    static func run<Value: Sendable, Failure: Error>(_ work: @escaping @Sendable () async throws(Failure) -> Value) throws(Failure) -> Value {
+public enum Blocking {
+    /// Runs `work` in a task and waits for its result on this thread.
+    public static func run<Value: Sendable, Failure: Error>(_ work: @escaping @Sendable () async throws(Failure) -> Value) throws(Failure) -> Value {
         let result = Mutex<Result<Value, Failure>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

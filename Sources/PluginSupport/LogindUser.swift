@@ -4,12 +4,12 @@ import RestoredDBus
 /// What logind says of the user: whether their session is ending.
 ///
 /// At logout and shutdown logind marks the user `closing` before it kills
-/// what is left of the session; tmux servers then die in no fixed order
-/// around restored's last save.
-enum LogindUser {
+/// what is left of the session; programs then die in no fixed order around
+/// restored's last save, which must not take what is left for all there was.
+public enum LogindUser {
     /// The user's logind state (`active`, `online`, `lingering`,
     /// `closing` ...), or nil when logind cannot be asked.
-    static func state() -> String? {
+    public static func state() -> String? {
         let uid = getuid()
         return Blocking.run { () async -> String? in
             guard let system = try? await DBusConnection.connect(to: .system) else { return nil }
