@@ -129,6 +129,11 @@ let package = Package(
         .target(name: "MessagePack", swiftSettings: strictSwift),
         .target(name: "DesktopEntries", swiftSettings: strictSwift),
         .target(
+            name: "AppLaunching",
+            dependencies: ["DesktopEntries", "RestoredLaunch", "RestoredDBus", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "PluginSupport",
             dependencies: ["RestoredDBus"],
             swiftSettings: strictSwift
@@ -401,7 +406,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DesktopEntriesTests",
-            dependencies: ["DesktopEntries", "AppDiscovery", "RestoredLaunch", "RestoredTestSupport"],
+            dependencies: ["DesktopEntries", "AppDiscovery", "AppLaunching", "RestoredLaunch", "RestoredDBus", "RestoredTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -2,7 +2,8 @@ public import Foundation
 public import RestoredDBus
 
 /// A private `dbus-daemon` for one test, stopped by pid (and its socket
-/// directory removed) when the test ends.
+/// directory removed) when the test ends. Services a test writes into
+/// ``servicesDirectory`` are started by D-Bus activation.
 public final class PrivateBus {
     /// The bus address.
     public let address: String
@@ -10,9 +11,13 @@ public final class PrivateBus {
     public let directory: URL
     private let process: ChildProcess
 
+    /// Where `.service` files for D-Bus activation go.
+    public var servicesDirectory: URL { directory.appendingPathComponent("services") }
+
+    /// Makes a bus.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("restored-bus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("services"), withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
         try """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -20,6 +25,7 @@ public final class PrivateBus {
             <busconfig>
               <type>session</type>
               <listen>unix:dir=\(directory.path)</listen>
+              <servicedir>\(directory.path)/services</servicedir>
               <auth>EXTERNAL</auth>
               <policy context="default">
                 <!-- Other users may connect, so tests can check that restored refuses them itself. -->
