@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
         .library(name: "ExampleCounterPlugin", type: .dynamic, targets: ["ExampleCounterPlugin"]),
         .library(name: "TmuxPlugin", type: .dynamic, targets: ["TmuxPlugin"]),
+        .library(name: "SessionPlugin", type: .dynamic, targets: ["SessionPlugin"]),
         .library(name: "SyntheticPlugin", type: .dynamic, targets: ["SyntheticPlugin"]),
         .library(name: "TestScenarioPlugin", type: .dynamic, targets: ["TestScenarioPlugin"]),
         .library(name: "TestPluginWrongABI", type: .dynamic, targets: ["TestPluginWrongABI"]),
@@ -309,6 +310,20 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Plugins/TmuxPlugin",
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "SessionPlugin",
+            dependencies: [
+                "AppDiscovery",
+                "AppLaunching",
+                "DesktopEntries",
+                "PluginSupport",
+                "RestoredLaunch",
+                "RestoredDBus",
+                .product(name: "RestorationKit", package: "SDK"),
+            ],
+            path: "Plugins/SessionPlugin",
             swiftSettings: strictSwift
         ),
         .target(

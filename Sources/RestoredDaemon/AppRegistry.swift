@@ -27,6 +27,10 @@ public final class AppRegistry: Sendable {
     }
 
     private let loader: PluginLoader
+    /// The option every plugin gets: the app ids of all plugins loaded,
+    /// separated by spaces.
+    public static let loadedAppsOption = "restored.apps"
+
     /// The plugins' options, read again at every reload.
     private let options: @Sendable () -> [AppID: [String: String]]
     private let hostConfiguration: PluginHost.Configuration
@@ -127,11 +131,6 @@ public final class AppRegistry: Sendable {
                 if running.plugin.hasChangedOnDisk, case .success = running.plugin.start() {
                     logger.notice("\(running.appID): \(file.string) changed; a new plugin host runs the new build", metadata: ["app": "\(running.appID)"])
                 }
-                let newOptions = options[running.appID] ?? [:]
-                if running.plugin.options != newOptions {
-                    running.plugin.options = newOptions
-                    logger.notice("\(running.appID): its options changed; the plugin gets them at its next walk", metadata: ["app": "\(running.appID)"])
-                }
                 hosts.append(running)
                 continue
             }
@@ -150,8 +149,6 @@ public final class AppRegistry: Sendable {
                     logger.error("\(refusal.description)")
                     continue
                 }
-                // Options are the app's, known now; they reach `create` at the first walk.
-                plugin.options = options[identity.appID] ?? [:]
                 let host = AppHost(plugin: plugin, identity: identity) { [weak self] appID, activity in
                     self?.report(activity, of: appID)
                 }
@@ -170,6 +167,21 @@ public final class AppRegistry: Sendable {
                 let refusal = PluginRefusal(file: file, reason: .startFailed(fault.description))
                 refusals.append(refusal)
                 logger.error("\(refusal.description)")
+            }
+        }
+        // Options are known once every app is: each plugin gets its own, and
+        // `restored.apps`, the app ids of every plugin loaded (a plugin that
+        // reopens the session's apps leaves those to their own plugins).
+        // They reach `create` at the next walk.
+        let loaded = hosts.map(\.appID.rawValue).sorted().joined(separator: " ")
+        for host in hosts {
+            var newOptions = options[host.appID] ?? [:]
+            newOptions[Self.loadedAppsOption] = loaded
+            guard host.plugin.options != newOptions else { continue }
+            let isNew = added.contains(host.appID)
+            host.plugin.options = newOptions
+            if !isNew {
+                logger.notice("\(host.appID): its options changed; the plugin gets them at its next walk", metadata: ["app": "\(host.appID)"])
             }
         }
         let removed = previous.filter { old in !hosts.contains { $0 === old } }

@@ -89,6 +89,7 @@ struct InstallLayoutTests {
                 ("lib/restored/libRestorationKit.so", 0o644),
                 ("lib/restored/plugins", 0o755),
                 ("lib/restored/plugins/libTmuxPlugin.so", 0o644),
+                ("lib/restored/plugins/libSessionPlugin.so", 0o644),
                 ("include/restored/plugin.h", 0o644),
                 ("lib/pkgconfig/restored-plugin.pc", 0o644),
                 ("lib/systemd/user/restored.service", 0o644),
@@ -102,7 +103,7 @@ struct InstallLayoutTests {
                 #expect(actual == mode, "PREFIX/\(path): mode \(actual.map { String($0, radix: 8) } ?? "missing"), expected \(String(mode, radix: 8))")
             }
             #expect(!FileManager.default.fileExists(atPath: "\(root)/bin/libRestorationKit.so"), "the SDK runtime belongs in PREFIX/lib/restored, not PREFIX/bin")
-            #expect((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/lib/restored/plugins")) == ["libTmuxPlugin.so"], "the system plugin directory holds the plugins that need no configuration")
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/lib/restored/plugins"))?.sorted() == ["libSessionPlugin.so", "libTmuxPlugin.so"], "the system plugin directory holds the plugins that need no configuration")
             let header = "SDK/Sources/CRestoredPlugin/include/restored/plugin.h"
             #expect(FileManager.default.contentsEqual(atPath: "\(root)/include/restored/plugin.h", andPath: "\(Self.repository)/\(header)"), "PREFIX/include/restored/plugin.h is not a copy of \(header)")
             if FileManager.default.fileExists(atPath: "\(Self.repository)/.build/plugins/GenerateManual/outputs") {

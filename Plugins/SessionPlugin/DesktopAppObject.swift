@@ -1,0 +1,44 @@
+import AppDiscovery
+import RestorationKit
+
+/// One app of the session, by its desktop file id; its children are its
+/// running instances (``AppInstanceObject``).
+///
+/// Restored when its desktop entry still exists and may be launched: a
+/// missing or broken entry is one log line, and its instances stay closed.
+final class DesktopAppObject: RestorableObject, RestorationClass {
+    var restorationIdentifier: String?
+    var restorationClass: (any RestorationClass.Type)? = DesktopAppObject.self
+    let instances: [AppInstanceObject]
+
+    var restorationChildren: [any RestorableObject] { instances }
+
+    init(desktopID: String, instances: [RunningApp]) {
+        restorationIdentifier = desktopID
+        self.instances = instances.enumerated().map { AppInstanceObject(index: $0.offset, app: $0.element) }
+    }
+
+    private init(desktopID: String) {
+        restorationIdentifier = desktopID
+        instances = []
+    }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        guard let plugin = coder.plugin as? SessionPlugin, path.components.count == 1, let id = path.last, id.hasSuffix(".desktop") else { return nil }
+        if plugin.isLeftOut(id) {
+            plugin.context.log("\(id): left out now (an option or a plugin changed since the save); it is not reopened", level: .notice)
+            return nil
+        }
+        guard let entry = plugin.entries[id] else {
+            let problem = plugin.entries.problems.first { $0.contains("/\(id)") }
+            plugin.context.log("\(id): \(problem ?? "its desktop entry is gone"); it is not reopened", level: .warning)
+            return nil
+        }
+        guard entry.isLaunchable else {
+            plugin.context.log("\(id): its desktop entry is hidden or no application; it is not reopened", level: .notice)
+            return nil
+        }
+        plugin.restoringEntries[id] = entry
+        return DesktopAppObject(desktopID: id)
+    }
+}

@@ -1,0 +1,77 @@
+import DesktopEntries
+import Foundation
+
+/// The apps the session plugin leaves out, each with the reason
+/// `restored-ctl show` gives for it.
+struct SessionExclusions {
+    /// Web browsers restore their own windows and tabs; a second start by
+    /// restored would open a second, empty window.
+    static let browsers: Set<String> = [
+        "firefox.desktop", "firefox-esr.desktop", "org.mozilla.firefox.desktop", "librewolf.desktop",
+        "io.gitlab.librewolf-community.desktop", "chromium.desktop", "chromium-browser.desktop", "org.chromium.Chromium.desktop",
+        "google-chrome.desktop", "google-chrome-beta.desktop", "brave-browser.desktop", "com.brave.Browser.desktop",
+        "microsoft-edge.desktop", "vivaldi-stable.desktop", "opera.desktop", "org.gnome.Epiphany.desktop",
+        "org.qutebrowser.qutebrowser.desktop", "org.kde.falkon.desktop", "torbrowser.desktop", "zen.desktop",
+    ]
+
+    /// The desktop's own parts: its shell, panels, desktop, window
+    /// manager and session services start with the session.
+    static let desktopParts: Set<String> = [
+        "org.gnome.Shell.desktop", "org.gnome.Shell.Extensions.desktop", "gnome-shell.desktop", "org.kde.plasmashell.desktop",
+        "org.kde.krunner.desktop", "org.kde.kwin.desktop", "kwin_x11.desktop", "kwin_wayland.desktop", "xfce4-panel.desktop",
+        "xfdesktop.desktop", "xfwm4.desktop", "xfce4-session.desktop", "xfce4-notifyd.desktop", "lxqt-panel.desktop",
+        "lxpanel.desktop", "pcmanfm-desktop.desktop", "openbox.desktop", "mutter.desktop", "marco.desktop", "mate-panel.desktop",
+        "cinnamon.desktop", "nemo-desktop.desktop", "budgie-panel.desktop", "waybar.desktop", "polybar.desktop",
+    ]
+
+    /// Why an app is left out.
+    enum Reason: String {
+        case ownPlugin = "restored by its own plugin"
+        case browser = "restores its own windows (web browser)"
+        case autostart = "starts with the session anyway (XDG autostart)"
+        case desktopPart = "a part of the desktop itself"
+        case userList = "excluded by the user (exclude option)"
+    }
+
+    /// App ids of the other loaded plugins.
+    let plugins: Set<String>
+    /// Desktop ids of the XDG autostart entries.
+    let autostart: Set<String>
+    /// The user's own list (`exclude` option).
+    let user: Set<String>
+
+    /// The exclusions for a plugin with `options`, in `environment`.
+    init(options: [String: String], environment: [String: String]) {
+        let split = { (text: String?) in Set((text ?? "").split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)) }
+        plugins = split(options["restored.apps"])
+        user = Set(split(options["exclude"]).map { $0.hasSuffix(".desktop") ? $0 : $0 + ".desktop" })
+        autostart = Self.autostartIDs(environment: environment)
+    }
+
+    /// Why `id` is left out; nil when it is kept.
+    func reason(for id: String) -> Reason? {
+        let bare = id.hasSuffix(".desktop") ? String(id.dropLast(8)) : id
+        if plugins.contains(bare) { return .ownPlugin }
+        if user.contains(id) { return .userList }
+        if Self.browsers.contains(id) { return .browser }
+        if Self.desktopParts.contains(id) || id.hasPrefix("org.gnome.SettingsDaemon.") { return .desktopPart }
+        if autostart.contains(id) { return .autostart }
+        return nil
+    }
+
+    /// The file names in `$XDG_CONFIG_HOME/autostart` and each
+    /// `$XDG_CONFIG_DIRS/autostart` (default `/etc/xdg`): an autostart
+    /// entry's id is its file name.
+    static func autostartIDs(environment: [String: String]) -> Set<String> {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let configDirs = (environment["XDG_CONFIG_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg").split(separator: ":").map(String.init)
+        var ids: Set<String> = []
+        for directory in [configHome] + configDirs {
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/autostart")) ?? [] where file.hasSuffix(".desktop") {
+                ids.insert(file)
+            }
+        }
+        return ids
+    }
+}

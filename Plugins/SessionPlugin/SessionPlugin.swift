@@ -1,0 +1,151 @@
+import AppDiscovery
+import AppLaunching
+import DesktopEntries
+import Foundation
+import PluginSupport
+import RestorationKit
+import RestoredDBus
+import RestoredLaunch
+
+/// The plugin's entry point: the C ABI's `restored_plugin_v1`.
+@_cdecl("restored_plugin_v1")
+public func restoredPluginV1() -> UnsafeRawPointer {
+    PluginExport.descriptor(for: SessionPlugin.self)
+}
+
+/// The restoration class of "the apps of this session": every app the
+/// user had open, found with no help from the apps (``RunningAppScanner``),
+/// reopened at login from its desktop entry (``DesktopAppLauncher``).
+///
+/// The tree: a ``DesktopAppObject`` per desktop id, with an
+/// ``AppInstanceObject`` per running instance; and `left-out`, which lists
+/// the apps not saved with the reason (``SessionExclusions``).
+///
+/// Options (`[org.restored.Session]` in restored.conf, or `--option`):
+/// `exclude` (desktop ids never saved nor reopened), `launch-interval`
+/// (milliseconds between two launches at restore, default 200).
+final class SessionPlugin: RestorationPlugin {
+    static let appID = "org.restored.Session"
+    static let appVersion = "1"
+    static let displayName = "Session apps"
+    static var restorationClasses: [any RestorationClass.Type] { [DesktopAppObject.self, AppInstanceObject.self] }
+
+    let context: PluginContext
+    let environment: [String: String]
+    let exclusions: SessionExclusions
+    let launchInterval: Duration
+    /// The desktop entries, read again at every save and restore.
+    private(set) var entries = DesktopEntryIndex(directories: [])
+    private var roots: [any RestorableObject] = []
+    /// How many instances of each app the last save of this plugin host kept.
+    private var savedCounts: [String: Int] = [:]
+
+    init(context: PluginContext) throws {
+        self.context = context
+        environment = ProcessInfo.processInfo.environment
+        exclusions = SessionExclusions(options: context.options, environment: environment)
+        let milliseconds = context.options["launch-interval"].flatMap(Int.init).map { max(0, min($0, 10_000)) } ?? 200
+        launchInterval = .milliseconds(milliseconds)
+    }
+
+    var rootObjects: [any RestorableObject] { roots }
+
+    // MARK: Saving
+
+    /// Finds the running apps and decides whether they may replace the last
+    /// archive: at the end of the session (logind's `closing`), a save that
+    /// finds fewer instances of an app than the last one is apps being
+    /// killed around it, so it fails and the last archive stays.
+    func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
+        entries = DesktopEntryIndex(environment: environment)
+        let running = RunningAppScanner().scan(entries)
+        var kept: [String: [RunningApp]] = [:]
+        var leftOut: [String: (reason: String, count: Int)] = [:]
+        for app in running {
+            let reason = exclusions.reason(for: app.desktopID)?.rawValue
+                ?? (entries[app.desktopID]?.terminal == true ? "runs in a terminal (Terminal=true)" : nil)
+            if let reason {
+                leftOut[app.desktopID, default: (reason, 0)].count += 1
+            } else {
+                kept[app.desktopID, default: []].append(app)
+            }
+        }
+        let counts = kept.mapValues(\.count)
+        let fewer = savedCounts.filter { counts[$0.key, default: 0] < $0.value }.keys.sorted()
+        if !fewer.isEmpty, LogindUser.state() == "closing" {
+            throw SessionPluginError("\(fewer.joined(separator: ", ")) closed while the session ends: the last archive is kept")
+        }
+        savedCounts = counts
+        roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? []) }
+        if !leftOut.isEmpty {
+            roots.append(ExcludedApps(leftOut.keys.sorted().map { ExcludedApp(desktopID: $0, reason: leftOut[$0]!.reason, instances: leftOut[$0]!.count) }))
+        }
+        return !kept.isEmpty
+    }
+
+    // MARK: Restoring
+
+    /// How many instances of each app run now, by desktop id.
+    private var runningNow: [String: Int] = [:]
+    /// The entries of the apps this restore reopens, by desktop id.
+    var restoringEntries: [String: DesktopEntry] = [:]
+    /// The launches to make once every instance is known.
+    var pendingLaunches: [DesktopLaunch] = []
+
+    func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
+        entries = DesktopEntryIndex(environment: environment)
+        runningNow = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
+        return true
+    }
+
+    /// How many instances of `id` run now.
+    func runningCount(of id: String) -> Int { runningNow[id, default: 0] }
+
+    /// Whether `id` is left out now (an option or a plugin changed since the save).
+    func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id) != nil }
+
+    /// Starts the pending launches, one every ``launchInterval``; a launch
+    /// that fails is one log line for its app.
+    func restorationDidFinish() {
+        let launches = pendingLaunches
+        let environment = environment
+        let interval = launchInterval
+        pendingLaunches = []
+        restoringEntries = [:]
+        guard !launches.isEmpty else { return }
+        let outcomes = Blocking.run { () async -> [Result<DesktopLaunchResult, LaunchError>] in
+            let connection = try? await DBusConnection.connect(to: .session)
+            defer { connection?.close() }
+            let launcher = DesktopAppLauncher(connection: connection, environment: environment)
+            var outcomes: [Result<DesktopLaunchResult, LaunchError>] = []
+            for (index, launch) in launches.enumerated() {
+                if index > 0 { try? await Task.sleep(for: interval) }
+                do throws(LaunchError) {
+                    outcomes.append(.success(try await launcher.launch(launch)))
+                } catch {
+                    outcomes.append(.failure(error))
+                }
+            }
+            return outcomes
+        }
+        var detached = 0
+        for (launch, outcome) in zip(launches, outcomes) {
+            switch outcome {
+            case .failure(let error): context.log("\(launch.entry.id): not reopened: \(error)", level: .warning)
+            case .success(.detached): detached += 1
+            case .success: break
+            }
+        }
+        if detached > 0 {
+            context.log("no user manager answers: \(detached) app(s) were started by restored and keep its sandbox", level: .warning)
+        }
+        let failed = outcomes.filter { if case .failure = $0 { true } else { false } }.count
+        context.log("reopened \(launches.count - failed) app instance(s)\(failed > 0 ? ", \(failed) failed" : "")", level: .info)
+    }
+}
+
+/// Why a save keeps the last archive.
+struct SessionPluginError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import RestoredDBus
+import RestoredTestSupport
+import Testing
+
+/// The session plugin in the real daemon: real processes launched from real
+/// desktop entries in the test's own `XDG_DATA_DIRS`, the user manager
+/// played by python3-dbusmock.
+@Suite struct SessionPluginTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+    static let appID = "org.restored.Session"
+
+    /// A copy of a system program under a name of this test only, so that
+    /// no other process of the machine passes for one of its apps.
+    static func program(_ system: String, as name: String, in directory: String) throws -> String {
+        let path = directory + "/" + name
+        try FileManager.default.copyItem(atPath: system, toPath: path)
+        return path
+    }
+
+    static func commandLine(of pid: Int32) -> [String] {
+        (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func seccomp(of pid: Int32) -> String? {
+        let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        return status?.split(separator: "\n").first { $0.hasPrefix("Seccomp:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test("Apps come back at login as many as there were, in their directories with their files (a hostile name one argument), outside restored's sandbox; what is left out says why; a second restore starts nothing twice; a gone entry is one line")
+    func saveKillRestore() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let tag = String(UInt32.random(in: 1 ... UInt32.max), radix: 16)
+        let bin = root + "/bin", applications = root + "/share/applications", autostart = root + "/config-system/autostart"
+        for directory in [bin, applications, autostart, root + "/a", root + "/b"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let editor = try Self.program("/usr/bin/tail", as: "editor-\(tag)", in: bin)
+        let sleeper = try Self.program("/bin/sleep", as: "sleeper-\(tag)", in: bin)
+        let browser = try Self.program("/bin/sleep", as: "browser-\(tag)", in: bin)
+        let auto = try Self.program("/bin/sleep", as: "auto-\(tag)", in: bin)
+        let notes = try Self.program("/bin/sleep", as: "notes-\(tag)", in: bin)
+        let secret = try Self.program("/bin/sleep", as: "secret-\(tag)", in: bin)
+        let gone = try Self.program("/bin/sleep", as: "gone-\(tag)", in: bin)
+        let entries = [
+            ("org.example.Editor", "\(editor) -f %F"), ("org.example.Sleeper", "\(sleeper) 3000"), ("firefox", "\(browser) 3000"),
+            ("org.example.Auto", "\(auto) 3000"), ("org.example.Notes", "\(notes) 3000"), ("org.example.Secret", "\(secret) 3000"),
+            ("org.example.Gone", "\(gone) 3000"),
+        ]
+        for (id, exec) in entries {
+            try "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(exec)\n".write(toFile: applications + "/\(id).desktop", atomically: false, encoding: .utf8)
+        }
+        try FileManager.default.copyItem(atPath: applications + "/org.example.Auto.desktop", toPath: autostart + "/org.example.Auto.desktop")
+        let hostile = root + "/b/$(touch pwned); `id`.txt"
+        for file in [root + "/a/one.txt", root + "/a/two.txt", hostile] { try "x\n".write(toFile: file, atomically: false, encoding: .utf8) }
+
+        var variables = ProcessInfo.processInfo.environment
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables["HOME"] = root
+        let manager = try await UserManagerMock.start(on: environment.bus)
+        // The session as the user left it: two editors in two directories, a
+        // sleeper, and apps the plugin leaves out.
+        var apps: [ChildProcess] = []
+        defer { apps.forEach { $0.stop() } }
+        for (directory, command) in [
+            (root + "/a", "exec '\(editor)' -f one.txt two.txt"), (root + "/b", "exec '\(editor)' -f '\(hostile)'"),
+            (root, "exec '\(sleeper)' 3000"), (root, "exec '\(browser)' 3000"), (root, "exec '\(auto)' 3000"),
+            (root, "exec '\(notes)' 3000"), (root, "exec '\(secret)' 3000"), (root, "exec '\(gone)' 3000"),
+        ] {
+            apps.append(try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && \(command)", directory], environment: variables, log: root + "/app-\(apps.count).log"))
+        }
+        try environment.writeOptions("[org.restored.Session]\nexclude = org.example.Secret\nlaunch-interval = 50\n")
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables.merging(["XDG_CONFIG_DIRS": root + "/config-system"]) { _, new in new }, sandboxed: true)
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        // The apps have exec'd their programs (a hang guard, not a speed requirement).
+        try await LogindInhibitorTests.eventually { apps.allSatisfy { Self.commandLine(of: $0.pid).first?.contains(tag) == true } }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
+
+        // What is left out says why, in restored-ctl show.
+        var ctlEnvironment = ProcessInfo.processInfo.environment
+        ctlEnvironment["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+        ctlEnvironment["NO_COLOR"] = "1"
+        let shown = try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["show", Self.appID], environment: ctlEnvironment, in: environment.bus.directory)
+        for line in [
+            "firefox.desktop", "left out: restores its own windows (web browser)", "org.example.Auto.desktop", "left out: starts with the session anyway (XDG autostart)",
+            "org.example.Notes.desktop", "left out: restored by its own plugin", "org.example.Secret.desktop", "left out: excluded by the user (exclude option)",
+            "org.example.Editor.desktop", "org.example.Sleeper.desktop",
+        ] {
+            #expect(shown.output.contains(line), "\(line) in \(shown.output)")
+        }
+
+        // Logout: every app is killed; one entry is removed meanwhile.
+        apps.forEach { $0.stop() }
+        apps = []
+        try FileManager.default.removeItem(atPath: applications + "/org.example.Gone.desktop")
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+
+        let units = try await manager.transientUnits()
+        #expect(units.count == 3, "\(units.map(\.name))")
+        #expect(units.allSatisfy { $0.name.hasPrefix("app-restored-org.example.") && $0.name.hasSuffix(".service") })
+        // Each came back as the app itself, in its directory, each file one argument, unsandboxed.
+        var started: [[String]] = []
+        try await LogindInhibitorTests.eventually {
+            started = units.compactMap { manager.spawned[$0.name] }.map(Self.commandLine(of:))
+            return started.count == 3 && started.allSatisfy { $0.first?.contains(tag) == true }
+        }
+        #expect(Set(started) == [[editor, "-f", root + "/a/one.txt", root + "/a/two.txt"], [editor, "-f", hostile], [sleeper, "3000"]])
+        let directories = Set(units.compactMap { $0.properties["WorkingDirectory"]?.stringValue })
+        #expect(directories == [root + "/a", root + "/b", root])
+        #expect(units.compactMap { manager.spawned[$0.name] }.map(Self.seccomp) == ["0", "0", "0"])
+        #expect(!FileManager.default.fileExists(atPath: root + "/b/pwned"))
+        #expect(environment.log("restored.log").contains("org.example.Gone.desktop: its desktop entry is gone; it is not reopened"))
+
+        // A second restore finds them running: nothing starts twice.
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        #expect(try await manager.transientUnits().count == 3)
+        manager.stop()
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("At the end of the session, a save that finds apps closed since the last one keeps the last archive; in a live session it saves what runs")
+    func goingAway() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let tag = String(UInt32.random(in: 1 ... UInt32.max), radix: 16)
+        for directory in [root + "/bin", root + "/share/applications"] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let first = try Self.program("/bin/sleep", as: "first-\(tag)", in: root + "/bin")
+        let second = try Self.program("/bin/sleep", as: "second-\(tag)", in: root + "/bin")
+        for (id, program) in [("org.example.First", first), ("org.example.Second", second)] {
+            try "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(program) 3000\n".write(toFile: root + "/share/applications/\(id).desktop", atomically: false, encoding: .utf8)
+        }
+        var variables = ProcessInfo.processInfo.environment
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        let one = try ChildProcess(first, ["3000"], environment: variables, log: root + "/one.log")
+        defer { one.stop() }
+        let two = try ChildProcess(second, ["3000"], environment: variables, log: root + "/two.log")
+        defer { two.stop() }
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let generation = try #require(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value)
+
+        // Logout: logind says closing, and one app is already gone.
+        try await environment.logind.setUser(getuid(), state: "closing")
+        two.stop()
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
+        let kept = try #require(try await admin.apps()[Self.appID])
+        #expect(kept["Generation"]?.uint64Value == generation)
+        #expect(kept["LastDetail"]?.stringValue?.contains("org.example.Second.desktop closed while the session ends: the last archive is kept") == true, "\(kept)")
+
+        // In a live session the user closed it: the save keeps what runs.
+        try await environment.logind.setUser(getuid(), state: "active")
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        #expect(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value == generation + 1)
+        #expect(await daemon.terminated() == 0)
+    }
+}
