@@ -25,20 +25,7 @@ import Testing
         return try #require(DesktopEntryIndex(directories: [root + "/share/applications"])[id])
     }
 
-    /// The environment and arguments of a running process.
-    static func environment(of pid: Int32) -> [String: String] {
-        let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
-        return Dictionary(data.split(separator: 0).compactMap { entry -> (String, String)? in
-            let text = String(decoding: entry, as: UTF8.self)
-            guard let equals = text.firstIndex(of: "=") else { return nil }
-            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
-        }, uniquingKeysWith: { first, _ in first })
-    }
 
-    static func commandLine(of pid: Int32) -> [String] {
-        let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
-        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-    }
 
     @Test("An Exec entry becomes a user-manager unit named for the next save, in its directory, each file one argument, with GIO's variables on the app itself")
     func unit() async throws {
@@ -64,11 +51,11 @@ import Testing
         var arguments: [String] = []
         let deadline = ContinuousClock.now + .seconds(20)
         while arguments.first != "tail", ContinuousClock.now < deadline {
-            arguments = Self.commandLine(of: pid)
+            arguments = ProcessFacts.commandLine(of: pid)
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(arguments == ["tail", "-f", hostile])
-        #expect(Self.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
+        #expect(ProcessFacts.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
         #expect(!FileManager.default.fileExists(atPath: root + "/work/pwned"))
         // The next save finds it again.
         let found = RunningAppScanner().scan(DesktopEntryIndex(directories: [root + "/share/applications"])).filter { $0.pid == pid }
@@ -87,12 +74,12 @@ import Testing
         var arguments: [String] = []
         let deadline = ContinuousClock.now + .seconds(20)
         while arguments.first != "sleep", ContinuousClock.now < deadline {
-            arguments = Self.commandLine(of: pid)
+            arguments = ProcessFacts.commandLine(of: pid)
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(arguments == ["sleep", "3000"])
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")) == root + "/work")
-        #expect(Self.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
+        #expect(ProcessFacts.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
 
         let missing = try entry("org.example.Gone.desktop", "Exec=no-such-program-restored %f")
         await #expect(throws: LaunchError.self) {

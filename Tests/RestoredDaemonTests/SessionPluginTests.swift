@@ -18,14 +18,7 @@ import Testing
         return path
     }
 
-    static func commandLine(of pid: Int32) -> [String] {
-        (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-    }
 
-    static func seccomp(of pid: Int32) -> String? {
-        let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        return status?.split(separator: "\n").first { $0.hasPrefix("Seccomp:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
-    }
 
     @Test("Apps come back at login as many as there were, in their directories with their files (a hostile name one argument), outside restored's sandbox; what is left out says why; a second restore starts nothing twice; a gone entry is one line")
     func saveKillRestore() async throws {
@@ -79,7 +72,7 @@ import Testing
         let admin = try await environment.admin()
         defer { admin.close() }
         // The apps have exec'd their programs (a hang guard, not a speed requirement).
-        try await LogindInhibitorTests.eventually { apps.allSatisfy { Self.commandLine(of: $0.pid).first?.contains(tag) == true } }
+        try await LogindInhibitorTests.eventually { apps.allSatisfy { ProcessFacts.commandLine(of: $0.pid).first?.contains(tag) == true } }
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
 
         // What is left out says why, in restored-ctl show.
@@ -107,13 +100,13 @@ import Testing
         // Each came back as the app itself, in its directory, each file one argument, unsandboxed.
         var started: [[String]] = []
         try await LogindInhibitorTests.eventually {
-            started = units.compactMap { manager.spawned[$0.name] }.map(Self.commandLine(of:))
+            started = units.compactMap { manager.spawned[$0.name] }.map(ProcessFacts.commandLine(of:))
             return started.count == 3 && started.allSatisfy { $0.first?.contains(tag) == true }
         }
         #expect(Set(started) == [[editor, "-f", root + "/a/one.txt", root + "/a/two.txt"], [editor, "-f", hostile], [sleeper, "3000"]])
         let directories = Set(units.compactMap { $0.properties["WorkingDirectory"]?.stringValue })
         #expect(directories == [root + "/a", root + "/b", root])
-        #expect(units.compactMap { manager.spawned[$0.name] }.map(Self.seccomp) == ["0", "0", "0"])
+        #expect(units.compactMap { manager.spawned[$0.name] }.map(ProcessFacts.seccomp) == ["0", "0", "0"])
         #expect(!FileManager.default.fileExists(atPath: root + "/b/pwned"))
         #expect(environment.log("restored.log").contains("org.example.Gone.desktop: its desktop entry is gone; it is not reopened"))
 
@@ -143,12 +136,8 @@ import Testing
         defer { one.stop() }
         let two = try ChildProcess(second, ["3000"], environment: variables, log: root + "/two.log")
         defer { two.stop() }
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
-        _ = try await environment.waitForNotify("READY=1")
-        let admin = try await environment.admin()
+        let (daemon, admin, generation) = try await environment.startAndSave(Self.appID, environment: variables)
         defer { admin.close() }
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
-        let generation = try #require(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value)
 
         // Logout: logind says closing, and one app is already gone.
         try await environment.logind.setUser(getuid(), state: "closing")

@@ -37,11 +37,6 @@ import TmuxControl
         ["TMUX_TMPDIR": directory, "SHELL": "/bin/sh", "HOME": directory]
     }
 
-    /// The `Seccomp:` mode of a process (0: none, 2: a filter).
-    static func seccomp(of pid: Int32) -> String? {
-        let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        return status?.split(separator: "\n").first { $0.hasPrefix("Seccomp:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
-    }
 
     /// The geometry of a layout, without its checksum and pane ids (which
     /// differ from one server to the next).
@@ -132,7 +127,7 @@ import TmuxControl
             environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
         )
         _ = try await environment.waitForNotify("READY=1")
-        #expect(Self.seccomp(of: daemon.pid) == "2")
+        #expect(ProcessFacts.seccomp(of: daemon.pid) == "2")
         let admin = try await environment.admin()
         defer { admin.close() }
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
@@ -156,14 +151,14 @@ import TmuxControl
         // programs in their panes, have no seccomp filter.
         let serverPIDs = units.compactMap { manager.spawned[$0.name] }
         #expect(serverPIDs.count == 2)
-        #expect(serverPIDs.map(Self.seccomp) == ["0", "0"])
+        #expect(serverPIDs.map(ProcessFacts.seccomp) == ["0", "0"])
 
         // less runs again with its file; sleep (not on the allow-list) does not.
         let restored = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes)
         try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: restored[0].pid)?.arguments == ["less", "notes.txt"] }
         let less = try #require(ForegroundProgram.of(panePID: restored[0].pid))
-        #expect(Self.seccomp(of: less.pid) == "0")
-        #expect(Self.seccomp(of: restored[1].pid) == "0")
+        #expect(ProcessFacts.seccomp(of: less.pid) == "0")
+        #expect(ProcessFacts.seccomp(of: restored[1].pid) == "0")
         #expect(ForegroundProgram.of(panePID: restored[2].pid) == nil)
 
         // Neovim comes back with its tabs, splits, files and cursors, and
@@ -172,7 +167,7 @@ import TmuxControl
         let restoredEditor = try await Self.neovim(in: restoredEditorPane.pid)
         let restoredSession = try NeovimSession.read(from: restoredEditor.client)
         #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
-        #expect(Self.seccomp(of: restoredEditor.pid) == "0")
+        #expect(ProcessFacts.seccomp(of: restoredEditor.pid) == "0")
 
         // With pane-contents on, a pane shows its text again above its new prompt.
         try await LogindInhibitorTests.eventually { ((try? main.run(["capture-pane", "-p", "-t", "=work:3.0"])) ?? "").contains("restored-marker-42") }
@@ -194,12 +189,8 @@ import TmuxControl
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(["new-session", "-d", "-s", "keep"])
 
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
-        _ = try await environment.waitForNotify("READY=1")
-        let admin = try await environment.admin()
+        let (daemon, admin, generation) = try await environment.startAndSave(Self.appID, environment: Self.shellEnvironment(tmuxDirectory))
         defer { admin.close() }
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
-        let generation = try #require(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value)
 
         // Logout: logind says the user is closing, and tmux is killed first.
         try await environment.logind.setUser(getuid(), state: "closing")
@@ -250,7 +241,7 @@ import TmuxControl
         #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name) == [hostile])
         #expect(!FileManager.default.fileExists(atPath: marker))
         let pid = try #require(Int32(try server.run(["display-message", "-p", "-t", "=\(hostile):", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(Self.seccomp(of: pid) == "2")
+        #expect(ProcessFacts.seccomp(of: pid) == "2")
         let log = try String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8)
         #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox"))
         #expect(await daemon.terminated() == 0)
