@@ -319,6 +319,8 @@ let package = Package(
                 "AppLaunching",
                 "DesktopEntries",
                 "PluginSupport",
+                "ProcFiles",
+                "TmuxControl",
                 "RestoredLaunch",
                 "RestoredDBus",
                 .product(name: "RestorationKit", package: "SDK"),

@@ -13,16 +13,24 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     var restorationClass: (any RestorationClass.Type)? = AppInstanceObject.self
     private let directory: String?
     private let items: [String]
+    /// For a terminal emulator: the directories of the shells its windows
+    /// showed, and how many windows ran tmux instead.
+    private let shells: TerminalShells?
 
-    init(index: Int, app: RunningApp?) {
+    init(index: Int, app: RunningApp?, isTerminal: Bool = false) {
         restorationIdentifier = String(index)
         directory = app?.directory
         items = app?.openedItems ?? []
+        shells = isTerminal ? app.map { TerminalShells(of: $0.pid) } : nil
     }
 
     func encodeRestorableState(with coder: StateCoder) throws {
         if let directory { try coder.encode(directory, forKey: "directory") }
         if !items.isEmpty { try coder.encode(items, forKey: "items") }
+        if let shells {
+            try coder.encode(shells.directories, forKey: "shell-directories")
+            if shells.tmuxWindows > 0 { try coder.encode(shells.tmuxWindows, forKey: "tmux-windows") }
+        }
     }
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
@@ -33,6 +41,21 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if index < plugin.runningCount(of: id) { return nil }
         let directory = (try? coder.decode(String.self, forKey: "directory")) ?? nil
         let items = ((try? coder.decode([String].self, forKey: "items")) ?? nil) ?? []
+        // A terminal: its windows in the directories of their shells, through its own options.
+        if let shellDirectories = (try? coder.decode([String].self, forKey: "shell-directories")) ?? nil,
+           let terminal = TerminalEmulator.find(desktopID: id, executable: entry.exec?.program) {
+            let tmuxWindows = ((try? coder.decode(Int.self, forKey: "tmux-windows")) ?? nil) ?? 0
+            if shellDirectories.isEmpty && tmuxWindows > 0 {
+                plugin.context.log("\(path): its windows ran tmux, which the tmux plugin restores; it is not reopened", level: .info)
+                return nil
+            }
+            let directories = shellDirectories.filter { $0.hasPrefix("/") }
+            for launch in terminal.launches(directories: directories.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : directories) {
+                plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments))
+            }
+            if directories.isEmpty && directory == nil { plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: nil, items: [])) }
+            return AppInstanceObject(index: index, app: nil)
+        }
         plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: directory, items: items))
         return AppInstanceObject(index: index, app: nil)
     }

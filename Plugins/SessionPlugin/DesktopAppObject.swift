@@ -1,4 +1,6 @@
 import AppDiscovery
+import AppLaunching
+import DesktopEntries
 import RestorationKit
 
 /// One app of the session, by its desktop file id; its children are its
@@ -13,9 +15,10 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
 
     var restorationChildren: [any RestorableObject] { instances }
 
-    init(desktopID: String, instances: [RunningApp]) {
+    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?) {
         restorationIdentifier = desktopID
-        self.instances = instances.enumerated().map { AppInstanceObject(index: $0.offset, app: $0.element) }
+        let isTerminal = TerminalEmulator.find(desktopID: desktopID, executable: entry?.exec?.program) != nil
+        self.instances = instances.enumerated().map { AppInstanceObject(index: $0.offset, app: $0.element, isTerminal: isTerminal) }
     }
 
     private init(desktopID: String) {

@@ -76,7 +76,7 @@ final class SessionPlugin: RestorationPlugin {
             throw SessionPluginError("\(fewer.joined(separator: ", ")) closed while the session ends: the last archive is kept")
         }
         savedCounts = counts
-        roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? []) }
+        roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? [], entry: entries[$0]) }
         if !leftOut.isEmpty {
             roots.append(ExcludedApps(leftOut.keys.sorted().map { ExcludedApp(desktopID: $0, reason: leftOut[$0]!.reason, instances: leftOut[$0]!.count) }))
         }

@@ -41,7 +41,7 @@ public struct DesktopAppLauncher: Sendable {
     /// Starts `launch`.
     public func launch(_ launch: DesktopLaunch) async throws(LaunchError) -> DesktopLaunchResult {
         let entry = launch.entry
-        if entry.dbusActivatable, let connection {
+        if entry.dbusActivatable, launch.arguments == nil, let connection {
             return try await activate(launch, on: connection)
         }
         guard let exec = entry.exec else { throw LaunchError("\(entry.id) has no Exec and no session bus answers for its D-Bus activation") }
@@ -55,7 +55,7 @@ public struct DesktopAppLauncher: Sendable {
         }
         // %f and %F take paths; %u and %U take paths or URLs (the spec allows both).
         let files = exec.takesURLs ? launch.items : launch.items.filter { !$0.contains("://") }
-        let arguments = exec.expanded(files: exec.takesSeveral ? files : Array(files.prefix(1)), entry: entry)
+        let arguments = launch.arguments.map { [program] + $0 } ?? exec.expanded(files: exec.takesSeveral ? files : Array(files.prefix(1)), entry: entry)
         let directory = [launch.directory, entry.workingDirectory].compactMap { $0 }.first { Self.isDirectory($0) }
         let applicationID = entry.id.hasSuffix(".desktop") ? String(entry.id.dropLast(8)) : entry.id
         let request = LaunchRequest(

@@ -9,12 +9,18 @@ public struct DesktopLaunch: Hashable, Sendable {
     public var directory: String?
     /// The files (absolute paths) and URLs it was opened with.
     public var items: [String]
+    /// Arguments that replace the entry's `Exec` arguments after its
+    /// program (a terminal's own directory and tab options); nil: `Exec`.
+    /// Set, the app is started by its program even when D-Bus activatable,
+    /// since activation carries no such arguments.
+    public var arguments: [String]?
 
     /// A launch.
-    public init(entry: DesktopEntry, directory: String?, items: [String]) {
+    public init(entry: DesktopEntry, directory: String?, items: [String], arguments: [String]? = nil) {
         self.entry = entry
         self.directory = directory
         self.items = items
+        self.arguments = arguments
     }
 }
 

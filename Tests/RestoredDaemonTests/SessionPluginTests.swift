@@ -153,4 +153,63 @@ import Testing
         #expect(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value == generation + 1)
         #expect(await daemon.terminated() == 0)
     }
+
+    /// An X server of the test's own, stopped by pid at the end.
+    final class VirtualDisplay {
+        let display: String
+        private let server: ChildProcess
+
+        init(log: String) throws {
+            let number = Int.random(in: 200 ... 900)
+            display = ":\(number)"
+            server = try ChildProcess("/usr/bin/Xvfb", [display, "-nolisten", "tcp", "-screen", "0", "1024x768x24"], log: log)
+            let socket = "/tmp/.X11-unix/X\(number)"
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline { usleep(20_000) }
+        }
+
+        deinit { server.stop() }
+    }
+
+    @Test("A terminal comes back in the directory of the shell it showed, not its own (xterm under Xvfb)")
+    func terminal() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let shellDirectory = root + "/project dir"
+        for directory in [root + "/share/applications", shellDirectory] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: root + "/share/applications/xterm.desktop", atomically: false, encoding: .utf8)
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        var variables = ProcessInfo.processInfo.environment
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables["DISPLAY"] = display.display
+        variables["SHELL"] = "/bin/sh"
+        variables["HOME"] = root
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: ["DISPLAY": display.display, "SHELL": "/bin/sh", "HOME": root])
+        defer { manager.stop() }
+        // The terminal runs in the test's directory; its shell went elsewhere.
+        var terminal: ChildProcess? = try ChildProcess("/usr/bin/xterm", ["-e", "/bin/sh", "-c", "cd \"$0\" && exec /bin/sh", shellDirectory], environment: variables, log: root + "/xterm.log")
+        defer { terminal?.stop() }
+        let terminalPID = try #require(terminal?.pid)
+        try await LogindInhibitorTests.eventually {
+            let children = (try? String(contentsOfFile: "/proc/\(terminalPID)/task/\(terminalPID)/children", encoding: .utf8)) ?? ""
+            return children.split(separator: " ").contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd")) == shellDirectory }
+        }
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
+        defer { admin.close() }
+        terminal?.stop()
+        terminal = nil
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        let unit = try #require(try await manager.transientUnits().first)
+        #expect(unit.properties["WorkingDirectory"]?.stringValue == shellDirectory)
+        #expect(unit.command.last == "xterm")
+        // The new xterm's shell starts there.
+        let pid = try #require(manager.spawned[unit.name])
+        try await LogindInhibitorTests.eventually {
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            return children.split(separator: " ").contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd")) == shellDirectory }
+        }
+        #expect(await daemon.terminated() == 0)
+    }
 }

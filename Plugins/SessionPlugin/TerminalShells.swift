@@ -1,0 +1,51 @@
+import Foundation
+import ProcFiles
+import TmuxControl
+
+/// The shells a terminal emulator shows: one per window or tab, the first
+/// shells below its process (a shell started from a shell is the same
+/// window), with the directory each is in (`/proc/PID/cwd`) and whether it
+/// runs a tmux client (that window is the tmux plugin's).
+struct TerminalShells {
+    /// The directories of the windows that showed a shell, in the order the shells started.
+    var directories: [String] = []
+    /// How many windows ran tmux.
+    var tmuxWindows = 0
+
+    /// The shells below process `pid`.
+    init(of pid: Int32, proc: String = "/proc") {
+        var queue = Self.children(of: pid, proc: proc)
+        var shells: [(start: UInt64, pid: Int32)] = []
+        while !queue.isEmpty {
+            let child = queue.removeFirst()
+            guard let commandLine = ProcFile.contents(atPath: "\(proc)/\(child)/cmdline"), let first = commandLine.split(separator: 0).first else { continue }
+            let name = ForegroundProgram.baseName(String(decoding: first, as: UTF8.self))
+            if ForegroundProgram.shells.contains(name) {
+                shells.append((Self.startTime(of: child, proc: proc), child))
+            } else {
+                // A terminal's helper process (gnome-terminal-server's own children, a multiplexing server): look below it.
+                queue += Self.children(of: child, proc: proc)
+            }
+        }
+        for shell in shells.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
+            if let program = ForegroundProgram.of(panePID: shell.pid, proc: proc), ForegroundProgram.baseName(program.arguments.first ?? "") == "tmux" {
+                tmuxWindows += 1
+            } else if let directory = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(shell.pid)/cwd") {
+                directories.append(directory)
+            }
+        }
+    }
+
+    private static func children(of pid: Int32, proc: String) -> [Int32] {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/task")) ?? []
+        return threads.flatMap { thread -> [Int32] in
+            (ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") ?? "").split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    private static func startTime(of pid: Int32, proc: String) -> UInt64 {
+        guard let stat = ProcFile.text(atPath: "\(proc)/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? UInt64(fields[19]) ?? 0 : 0
+    }
+}

@@ -1,0 +1,21 @@
+import AppLaunching
+import Testing
+
+/// Each terminal's own way to start in a directory, and with tabs.
+@Suite struct TerminalEmulatorTests {
+    @Test("Known terminals by desktop id or executable; directories through each one's option, tabs in one process where it can")
+    func launches() throws {
+        let directories = ["/home/u/a b", "/srv/$(x)"]
+        let gnome = try #require(TerminalEmulator.find(desktopID: "org.gnome.Terminal.desktop", executable: nil))
+        #expect(gnome.launches(directories: directories).map(\.arguments) == [["--working-directory=/home/u/a b", "--tab", "--working-directory=/srv/$(x)"]])
+        let konsole = try #require(TerminalEmulator.find(desktopID: "other.desktop", executable: "/usr/bin/konsole"))
+        #expect(konsole.launches(directories: directories).map(\.arguments) == [["--workdir", "/home/u/a b"], ["--workdir", "/srv/$(x)"]])
+        let wezterm = try #require(TerminalEmulator.find(desktopID: "org.wezfurlong.wezterm.desktop", executable: nil))
+        #expect(wezterm.launches(directories: ["/a"]).map(\.arguments) == [["start", "--cwd", "/a"]])
+        let xterm = try #require(TerminalEmulator.find(desktopID: "debian-xterm.desktop", executable: nil))
+        #expect(xterm.launches(directories: directories).map(\.directory) == directories)
+        #expect(xterm.launches(directories: directories).allSatisfy { $0.arguments.isEmpty })
+        #expect(TerminalEmulator.find(desktopID: "org.gnome.gedit.desktop", executable: "/usr/bin/gedit") == nil)
+        #expect(gnome.launches(directories: []).isEmpty)
+    }
+}
