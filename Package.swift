@@ -128,6 +128,16 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(name: "MessagePack", swiftSettings: strictSwift),
+        .target(
+            name: "X11Client",
+            dependencies: ["UnixSocket", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "UnixSocket",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strictSwift
+        ),
         .target(name: "DesktopEntries", swiftSettings: strictSwift),
         .target(
             name: "AppLaunching",
@@ -151,7 +161,7 @@ let package = Package(
         ),
         .target(
             name: "NeovimControl",
-            dependencies: ["MessagePack", "ProcFiles", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["MessagePack", "ProcFiles", "UnixSocket", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -378,7 +388,7 @@ let package = Package(
         // Tests.
         .target(
             name: "RestoredTestSupport",
-            dependencies: ["RestoredDBus"],
+            dependencies: ["RestoredDBus", "X11Client"],
             path: "Tests/RestoredTestSupport",
             swiftSettings: strictSwift
         ),
@@ -424,6 +434,11 @@ let package = Package(
         .testTarget(
             name: "DesktopEntriesTests",
             dependencies: ["DesktopEntries", "AppDiscovery", "AppLaunching", "RestoredLaunch", "RestoredDBus", "RestoredTestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "X11ClientTests",
+            dependencies: ["X11Client", "RestoredTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

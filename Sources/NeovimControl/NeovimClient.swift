@@ -1,5 +1,6 @@
 public import MessagePack
 public import SystemPackage
+import UnixSocket
 
 /// A connection to a running Neovim's RPC server (msgpack-rpc, `:help
 /// rpc`): requests sent one at a time, each answered before `timeout` and
@@ -24,7 +25,11 @@ public final class NeovimClient {
 
     /// Connects to the server at `socket`.
     public init(socket: FilePath, timeout: Duration = .seconds(2)) throws(NeovimError) {
-        self.socket = try UnixStreamSocket(connectingTo: socket)
+        do {
+            self.socket = try UnixStreamSocket(connectingTo: socket)
+        } catch {
+            throw NeovimError(error.description)
+        }
         self.timeout = timeout
     }
 
@@ -52,7 +57,11 @@ public final class NeovimClient {
     private func exchange(
         _ method: String, _ arguments: [MessagePackValue], id: Int64, before deadline: ContinuousClock.Instant
     ) throws(NeovimError) -> Result<MessagePackValue, NeovimError> {
-        try socket.send(MessagePackWriter.encode([0, .int(id), .string(method), .array(arguments)]), before: deadline)
+        do {
+            try socket.send(MessagePackWriter.encode([0, .int(id), .string(method), .array(arguments)]), before: deadline)
+        } catch {
+            throw NeovimError(error.description)
+        }
         while true {
             let message = try nextMessage(before: deadline)
             guard let parts = message.arrayValue, let kind = parts.first?.intValue else {
@@ -100,7 +109,12 @@ public final class NeovimClient {
                 guard received.count <= Self.maximumMessageSize else {
                     throw NeovimError("Neovim sent a message of more than \(Self.maximumMessageSize) bytes")
                 }
-                let more = try socket.receive(before: deadline)
+                let more: [UInt8]
+                do {
+                    more = try socket.receive(before: deadline)
+                } catch {
+                    throw NeovimError(error.description)
+                }
                 guard !more.isEmpty else { throw NeovimError("Neovim closed the connection") }
                 received += more
             } catch {

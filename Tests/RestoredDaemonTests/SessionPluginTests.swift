@@ -154,23 +154,6 @@ import Testing
         #expect(await daemon.terminated() == 0)
     }
 
-    /// An X server of the test's own, stopped by pid at the end.
-    final class VirtualDisplay {
-        let display: String
-        private let server: ChildProcess
-
-        init(log: String) throws {
-            let number = Int.random(in: 200 ... 900)
-            display = ":\(number)"
-            server = try ChildProcess("/usr/bin/Xvfb", [display, "-nolisten", "tcp", "-screen", "0", "1024x768x24"], log: log)
-            let socket = "/tmp/.X11-unix/X\(number)"
-            let deadline = ContinuousClock.now + .seconds(20)
-            while !FileManager.default.fileExists(atPath: socket), ContinuousClock.now < deadline { usleep(20_000) }
-        }
-
-        deinit { server.stop() }
-    }
-
     @Test("A terminal comes back in the directory of the shell it showed, not its own (xterm under Xvfb)")
     func terminal() async throws {
         let environment = try await Environment.make()

@@ -1,30 +1,41 @@
 import Glibc
-import SystemPackage
+public import SystemPackage
+
+/// Why a unix socket could not be used: one line.
+public struct UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    /// An error.
+    public init(_ description: String) {
+        self.description = description
+    }
+}
 
 /// A connected `AF_UNIX` stream socket with deadlines: every system call
-/// the Neovim client makes goes through here. It never blocks: a listener
+/// of the clients of local servers (Neovim, the X server) goes through here. It never blocks: a listener
 /// whose queue is full refuses at once (`EAGAIN`), and sends and receives
 /// wait in `poll` until their deadline.
-struct UnixStreamSocket: ~Copyable {
+public struct UnixStreamSocket: ~Copyable {
     private let descriptor: Int32
 
     /// Connects to the socket at `path`.
-    init(connectingTo path: FilePath) throws(NeovimError) {
+    public init(connectingTo path: FilePath) throws(UnixSocketError) {
         let text = path.string
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard text.utf8.count < capacity else { throw NeovimError("\(text): the socket path is too long") }
+        guard text.utf8.count < capacity else { throw UnixSocketError("\(text): the socket path is too long") }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: text.utf8) }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { throw NeovimError("cannot make a socket: \(Errno(rawValue: errno))") }
+        guard descriptor >= 0 else { throw UnixSocketError("cannot make a socket: \(Errno(rawValue: errno))") }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
             let error = Errno(rawValue: errno)
             close(descriptor)
-            throw NeovimError("cannot connect to \(text): \(error)")
+            throw UnixSocketError("cannot connect to \(text): \(error)")
         }
         self.descriptor = descriptor
     }
@@ -32,14 +43,14 @@ struct UnixStreamSocket: ~Copyable {
     deinit { close(descriptor) }
 
     /// Sends all of `bytes` before `deadline`.
-    func send(_ bytes: [UInt8], before deadline: ContinuousClock.Instant) throws(NeovimError) {
+    public func send(_ bytes: [UInt8], before deadline: ContinuousClock.Instant) throws(UnixSocketError) {
         var sent = 0
         while sent < bytes.count {
             try wait(for: Int16(POLLOUT), before: deadline)
             let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw NeovimError("cannot send: \(Errno(rawValue: errno))")
+                throw UnixSocketError("cannot send: \(Errno(rawValue: errno))")
             }
             sent += count
         }
@@ -47,28 +58,28 @@ struct UnixStreamSocket: ~Copyable {
 
     /// The bytes that came next, waiting until `deadline` for some; empty
     /// when the peer closed the connection.
-    func receive(before deadline: ContinuousClock.Instant) throws(NeovimError) -> [UInt8] {
+    public func receive(before deadline: ContinuousClock.Instant) throws(UnixSocketError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             try wait(for: Int16(POLLIN), before: deadline)
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw NeovimError("cannot receive: \(Errno(rawValue: errno))")
+                throw UnixSocketError("cannot receive: \(Errno(rawValue: errno))")
             }
             return Array(buffer[..<count])
         }
     }
 
-    private func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(NeovimError) {
+    private func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(UnixSocketError) {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw NeovimError("no answer in time") }
+            guard left > .zero else { throw UnixSocketError("no answer in time") }
             let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return }
-            if ready < 0 && errno != EINTR { throw NeovimError("cannot wait: \(Errno(rawValue: errno))") }
+            if ready < 0 && errno != EINTR { throw UnixSocketError("cannot wait: \(Errno(rawValue: errno))") }
         }
     }
 }
