@@ -37,13 +37,19 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         guard let plugin = coder.plugin as? SessionPlugin, path.components.count == 2, let id = path.identifiers.first,
               let index = path.last.flatMap(Int.init), index >= 0, let entry = plugin.restoringEntries[id]
         else { return nil }
+        plugin.archivedCounts[id, default: 0] += 1
         // Already running that many: this one is there.
         if index < plugin.runningCount(of: id) { return nil }
         let directory = (try? coder.decode(String.self, forKey: "directory")) ?? nil
-        let items = ((try? coder.decode([String].self, forKey: "items")) ?? nil) ?? []
+        // Only absolute paths and URLs, never an option (R16: the archive
+        // names files to open, not arguments to give).
+        let items = (((try? coder.decode([String].self, forKey: "items")) ?? nil) ?? []).filter {
+            !$0.hasPrefix("-") && ($0.hasPrefix("/") || RunningAppScanner.isURL($0))
+        }
         // A terminal: its windows in the directories of their shells, through its own options.
         if let shellDirectories = (try? coder.decode([String].self, forKey: "shell-directories")) ?? nil,
-           let terminal = TerminalEmulator.find(desktopID: id, executable: entry.exec?.program) {
+           let terminal = TerminalEmulator.find(desktopID: id, executable: entry.exec?.program),
+           let program = entry.exec?.program, terminal.accepts(program: program) {
             let tmuxWindows = ((try? coder.decode(Int.self, forKey: "tmux-windows")) ?? nil) ?? 0
             if shellDirectories.isEmpty && tmuxWindows > 0 {
                 plugin.context.log("\(path): its windows ran tmux, which the tmux plugin restores; it is not reopened", level: .info)

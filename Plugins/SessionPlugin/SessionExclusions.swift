@@ -12,12 +12,14 @@ struct SessionExclusions {
         "google-chrome.desktop", "google-chrome-beta.desktop", "brave-browser.desktop", "com.brave.Browser.desktop",
         "microsoft-edge.desktop", "vivaldi-stable.desktop", "opera.desktop", "org.gnome.Epiphany.desktop",
         "org.qutebrowser.qutebrowser.desktop", "org.kde.falkon.desktop", "torbrowser.desktop", "zen.desktop",
+        "firefox_firefox.desktop", "chromium_chromium.desktop", "com.google.Chrome.desktop", "com.microsoft.Edge.desktop",
+        "com.vivaldi.Vivaldi.desktop", "com.opera.Opera.desktop", "app.zen_browser.zen.desktop", "one.ablaze.floorp.desktop",
     ]
 
     /// The desktop's own parts: its shell, panels, desktop, window
     /// manager and session services start with the session.
     static let desktopParts: Set<String> = [
-        "org.gnome.Shell.desktop", "org.gnome.Shell.Extensions.desktop", "gnome-shell.desktop", "org.kde.plasmashell.desktop",
+        "org.gnome.Shell.desktop", "gnome-shell.desktop", "org.kde.plasmashell.desktop",
         "org.kde.krunner.desktop", "org.kde.kwin.desktop", "kwin_x11.desktop", "kwin_wayland.desktop", "xfce4-panel.desktop",
         "xfdesktop.desktop", "xfwm4.desktop", "xfce4-session.desktop", "xfce4-notifyd.desktop", "lxqt-panel.desktop",
         "lxpanel.desktop", "pcmanfm-desktop.desktop", "openbox.desktop", "mutter.desktop", "marco.desktop", "mate-panel.desktop",
@@ -48,12 +50,13 @@ struct SessionExclusions {
         autostart = Self.autostartIDs(environment: environment)
     }
 
-    /// Why `id` is left out; nil when it is kept.
-    func reason(for id: String) -> Reason? {
+    /// Why `id` (whose entry is `entry`) is left out; nil when it is kept.
+    /// A browser is one of the list, or any entry in the `WebBrowser` category.
+    func reason(for id: String, entry: DesktopEntry? = nil) -> Reason? {
         let bare = id.hasSuffix(".desktop") ? String(id.dropLast(8)) : id
         if plugins.contains(bare) { return .ownPlugin }
         if user.contains(id) { return .userList }
-        if Self.browsers.contains(id) { return .browser }
+        if Self.browsers.contains(id) || entry?.categories.contains("WebBrowser") == true { return .browser }
         if Self.desktopParts.contains(id) || id.hasPrefix("org.gnome.SettingsDaemon.") { return .desktopPart }
         if autostart.contains(id) { return .autostart }
         return nil

@@ -23,7 +23,8 @@ public func restoredPluginV1() -> UnsafeRawPointer {
 ///
 /// Options (`[org.restored.Session]` in restored.conf, or `--option`):
 /// `exclude` (desktop ids never saved nor reopened), `launch-interval`
-/// (milliseconds between two launches at restore, default 200).
+/// (milliseconds between two launches at restore, default 200; fewer when
+/// the launches would take more than ``launchBudget`` together).
 final class SessionPlugin: RestorationPlugin {
     static let appID = "org.restored.Session"
     static let appVersion = "1"
@@ -37,7 +38,8 @@ final class SessionPlugin: RestorationPlugin {
     /// The desktop entries, read again at every save and restore.
     private(set) var entries = DesktopEntryIndex(directories: [])
     private var roots: [any RestorableObject] = []
-    /// How many instances of each app the last save of this plugin host kept.
+    /// How many instances of each app the last save of this plugin host
+    /// kept, or, before its first save, the last restore found in the archive.
     private var savedCounts: [String: Int] = [:]
 
     init(context: PluginContext) throws {
@@ -62,7 +64,7 @@ final class SessionPlugin: RestorationPlugin {
         var kept: [String: [RunningApp]] = [:]
         var leftOut: [String: (reason: String, count: Int)] = [:]
         for app in running {
-            let reason = exclusions.reason(for: app.desktopID)?.rawValue
+            let reason = exclusions.reason(for: app.desktopID, entry: entries[app.desktopID])?.rawValue
                 ?? (entries[app.desktopID]?.terminal == true ? "runs in a terminal (Terminal=true)" : nil)
             if let reason {
                 leftOut[app.desktopID, default: (reason, 0)].count += 1
@@ -72,8 +74,12 @@ final class SessionPlugin: RestorationPlugin {
         }
         let counts = kept.mapValues(\.count)
         let fewer = savedCounts.filter { counts[$0.key, default: 0] < $0.value }.keys.sorted()
-        if !fewer.isEmpty, LogindUser.state() == "closing" {
-            throw SessionPluginError("\(fewer.joined(separator: ", ")) closed while the session ends: the last archive is kept")
+        if !fewer.isEmpty || kept.isEmpty, LogindUser.state() == "closing" {
+            // Never a declined save while the session ends: that would
+            // delete the last archive (R6).
+            throw SessionPluginError(fewer.isEmpty
+                ? "no app is left while the session ends: the last archive is kept"
+                : "\(fewer.joined(separator: ", ")) closed while the session ends: the last archive is kept")
         }
         savedCounts = counts
         roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? [], entry: entries[$0]) }
@@ -91,6 +97,8 @@ final class SessionPlugin: RestorationPlugin {
     var restoringEntries: [String: DesktopEntry] = [:]
     /// The launches to make once every instance is known.
     var pendingLaunches: [DesktopLaunch] = []
+    /// The instances the archive holds, by desktop id, for the first save's comparison.
+    var archivedCounts: [String: Int] = [:]
 
     func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
         entries = DesktopEntryIndex(environment: environment)
@@ -102,16 +110,23 @@ final class SessionPlugin: RestorationPlugin {
     func runningCount(of id: String) -> Int { runningNow[id, default: 0] }
 
     /// Whether `id` is left out now (an option or a plugin changed since the save).
-    func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id) != nil }
+    func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id, entry: entries[id]) != nil }
 
     /// Starts the pending launches, one every ``launchInterval``; a launch
     /// that fails is one log line for its app.
+    /// How long the launches of one restore may take together: they run
+    /// inside the restore walk, which has a deadline of its own.
+    static let launchBudget: Duration = .seconds(15)
+
     func restorationDidFinish() {
         let launches = pendingLaunches
         let environment = environment
-        let interval = launchInterval
+        // Spread out, but all within the budget.
+        let interval = launches.count > 1 ? min(launchInterval, Self.launchBudget / (launches.count - 1)) : launchInterval
         pendingLaunches = []
         restoringEntries = [:]
+        if savedCounts.isEmpty { savedCounts = archivedCounts }
+        archivedCounts = [:]
         guard !launches.isEmpty else { return }
         let outcomes = Blocking.run { () async -> [Result<DesktopLaunchResult, LaunchError>] in
             let connection = try? await DBusConnection.connect(to: .session)

@@ -22,6 +22,9 @@ struct TerminalShells {
             let name = ForegroundProgram.baseName(String(decoding: first, as: UTF8.self))
             if ForegroundProgram.shells.contains(name) {
                 shells.append((Self.startTime(of: child, proc: proc), child))
+            } else if name == "tmux" {
+                // A window running tmux itself (`kitty tmux`, `alacritty -e tmux`).
+                tmuxWindows += 1
             } else {
                 // A terminal's helper process (gnome-terminal-server's own children, a multiplexing server): look below it.
                 queue += Self.children(of: child, proc: proc)

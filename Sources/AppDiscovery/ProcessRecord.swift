@@ -9,6 +9,8 @@ struct ProcessRecord {
     let startTime: UInt64
     /// The last component of its cgroup: its unit, when it has one.
     let unit: String?
+    /// The app slice its unit runs in (`app-org.gnome.Terminal.slice`), when one.
+    let appSlice: String?
     let executable: String?
     let commandLine: [String]
     let directory: String?
@@ -30,7 +32,9 @@ struct ProcessRecord {
         self.parent = parent
         self.uid = uid
         startTime = start
-        unit = ProcessRecord.unit(cgroup: ProcFile.text(atPath: base + "/cgroup") ?? "")
+        let cgroup = ProcFile.text(atPath: base + "/cgroup") ?? ""
+        unit = ProcessRecord.unit(cgroup: cgroup)
+        appSlice = ProcessRecord.path(cgroup: cgroup)?.split(separator: "/").dropLast().last { $0.hasPrefix("app-") && $0.hasSuffix(".slice") && $0 != "app.slice" }.map(String.init)
         executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/exe")).map { path in
             path.hasSuffix(" (deleted)") ? String(path.dropLast(10)) : path
         }
@@ -49,6 +53,14 @@ struct ProcessRecord {
     /// The unit in `/proc/PID/cgroup`: the last component of the unified
     /// hierarchy's path (`0::`), else of systemd's own (`name=systemd`).
     static func unit(cgroup: String) -> String? {
+        guard let path = path(cgroup: cgroup), let last = path.split(separator: "/").last,
+              last.hasSuffix(".scope") || last.hasSuffix(".service") else { return nil }
+        return String(last)
+    }
+
+    /// The cgroup path systemd keeps units in: the unified hierarchy's
+    /// (`0::`) when it is not the root, else systemd's own (`name=systemd`).
+    static func path(cgroup: String) -> Substring? {
         var unified: Substring?
         var named: Substring?
         for line in cgroup.split(separator: "\n") {
@@ -57,9 +69,6 @@ struct ProcessRecord {
             if parts[0] == "0", parts[1].isEmpty { unified = parts[2] }
             if parts[1] == "name=systemd" { named = parts[2] }
         }
-        for path in [unified, named].compactMap({ $0 }) {
-            if let last = path.split(separator: "/").last, last.hasSuffix(".scope") || last.hasSuffix(".service") { return String(last) }
-        }
-        return nil
+        return [unified, named].compactMap { $0 }.first { $0 != "/" }
     }
 }

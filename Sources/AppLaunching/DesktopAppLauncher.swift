@@ -79,7 +79,7 @@ public struct DesktopAppLauncher: Sendable {
             _ = try await connection.call(
                 destination: name, path: path, interface: "org.freedesktop.Application",
                 member: uris.isEmpty ? "Activate" : "Open",
-                arguments: uris.isEmpty ? [platformData] : [.strings(uris), platformData], timeout: .seconds(20))
+                arguments: uris.isEmpty ? [platformData] : [.strings(uris), platformData], timeout: .seconds(5))
         } catch {
             throw LaunchError("\(launch.entry.id): D-Bus activation of \(name) failed: \(error.message)")
         }

@@ -13,8 +13,12 @@ public struct TerminalEmulator: Hashable, Sendable {
         case startDirectory
     }
 
-    /// Its executable's name.
+    /// Its running executable's name.
     public var executable: String
+    /// The names the program of its desktop entry's `Exec` goes by: its
+    /// options are given only to that program (never to a wrapper such as
+    /// `flatpak` or `env`).
+    public var programs: Set<String>
     /// The desktop ids it is installed under.
     public var desktopIDs: Set<String>
     /// How a directory reaches it.
@@ -24,27 +28,36 @@ public struct TerminalEmulator: Hashable, Sendable {
     /// The option that opens one more tab, when it can open several tabs in
     /// one command (`--tab`); nil: one process per window.
     public var tabOption: String?
+    /// The option that opens the first window, before its directory, when
+    /// a directory given before any window would not be its (GNOME Terminal).
+    public var windowOption: String?
 
     /// The known terminal emulators.
     public static let known: [TerminalEmulator] = [
-        TerminalEmulator(executable: "gnome-terminal", desktopIDs: ["org.gnome.Terminal.desktop", "gnome-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab"),
-        TerminalEmulator(executable: "gnome-terminal-server", desktopIDs: [], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab"),
-        TerminalEmulator(executable: "kgx", desktopIDs: ["org.gnome.Console.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "konsole", desktopIDs: ["org.kde.konsole.desktop", "konsole.desktop"], directoryOption: .separate("--workdir"), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "xfce4-terminal", desktopIDs: ["xfce4-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab"),
-        TerminalEmulator(executable: "kitty", desktopIDs: ["kitty.desktop"], directoryOption: .separate("--directory"), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "alacritty", desktopIDs: ["Alacritty.desktop", "alacritty.desktop"], directoryOption: .separate("--working-directory"), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "foot", desktopIDs: ["foot.desktop", "org.codeberg.dnkl.foot.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "wezterm-gui", desktopIDs: ["org.wezfurlong.wezterm.desktop"], directoryOption: .separate("--cwd"), prefix: ["start"], tabOption: nil),
-        TerminalEmulator(executable: "ghostty", desktopIDs: ["com.mitchellh.ghostty.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "tilix", desktopIDs: ["com.gexperts.Tilix.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil),
-        TerminalEmulator(executable: "xterm", desktopIDs: ["xterm.desktop", "debian-xterm.desktop", "debian-uxterm.desktop"], directoryOption: .startDirectory, prefix: [], tabOption: nil),
+        TerminalEmulator(executable: "gnome-terminal-server", programs: ["gnome-terminal"], desktopIDs: ["org.gnome.Terminal.desktop", "gnome-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab", windowOption: "--window"),
+        TerminalEmulator(executable: "kgx", programs: ["kgx"], desktopIDs: ["org.gnome.Console.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "konsole", programs: ["konsole"], desktopIDs: ["org.kde.konsole.desktop", "konsole.desktop"], directoryOption: .separate("--workdir"), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "xfce4-terminal", programs: ["xfce4-terminal"], desktopIDs: ["xfce4-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab", windowOption: "--window"),
+        TerminalEmulator(executable: "kitty", programs: ["kitty"], desktopIDs: ["kitty.desktop"], directoryOption: .separate("--directory"), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "alacritty", programs: ["alacritty"], desktopIDs: ["Alacritty.desktop", "alacritty.desktop"], directoryOption: .separate("--working-directory"), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "foot", programs: ["foot"], desktopIDs: ["foot.desktop", "org.codeberg.dnkl.foot.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "wezterm-gui", programs: ["wezterm"], desktopIDs: ["org.wezfurlong.wezterm.desktop"], directoryOption: .separate("--cwd"), prefix: ["start"], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "ghostty", programs: ["ghostty"], desktopIDs: ["com.mitchellh.ghostty.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "tilix", programs: ["tilix"], desktopIDs: ["com.gexperts.Tilix.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "xterm", programs: ["xterm", "uxterm"], desktopIDs: ["xterm.desktop", "debian-xterm.desktop", "debian-uxterm.desktop"], directoryOption: .startDirectory, prefix: [], tabOption: nil, windowOption: nil),
     ]
 
-    /// The terminal of desktop id `desktopID` or executable `executable`.
+    /// The terminal of desktop id `desktopID` or of the running executable
+    /// or entry program `executable`.
     public static func find(desktopID: String, executable: String?) -> TerminalEmulator? {
         let name = executable.flatMap { $0.split(separator: "/").last.map(String.init) }
-        return known.first { $0.desktopIDs.contains(desktopID) } ?? known.first { $0.executable == name }
+        return known.first { $0.desktopIDs.contains(desktopID) } ?? known.first { $0.executable == name || name.map($0.programs.contains) == true }
+    }
+
+    /// Whether `program` (an entry's `Exec` program) is this terminal's own,
+    /// so that its options may be given to it.
+    public func accepts(program: String) -> Bool {
+        programs.contains(program.split(separator: "/").last.map(String.init) ?? program)
     }
 
     /// The launches that reopen windows showing shells in `directories`:
@@ -60,7 +73,8 @@ public struct TerminalEmulator: Hashable, Sendable {
             }
         }
         if let tabOption, directories.count > 1 {
-            return [(prefix + option(first) + directories.dropFirst().flatMap { [tabOption] + option($0) }, first)]
+            let window = windowOption.map { [$0] } ?? []
+            return [(prefix + window + option(first) + directories.dropFirst().flatMap { [tabOption] + option($0) }, first)]
         }
         return directories.map { (prefix + option($0), $0) }
     }

@@ -28,6 +28,8 @@ public struct DesktopEntry: Hashable, Sendable {
     public var terminal: Bool
     /// `StartupWMClass`.
     public var startupWMClass: String?
+    /// `Categories` (`WebBrowser`, `TerminalEmulator`, ...).
+    public var categories: [String]
 
     /// Whether the entry may be launched: an application, not hidden.
     public var isLaunchable: Bool { type == "Application" && !hidden }
@@ -37,11 +39,12 @@ public struct DesktopEntry: Hashable, Sendable {
         var keys: [String: String] = [:]
         var inMainGroup = false
         var sawMainGroup = false
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
-            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        // Lines end at LF or CRLF (one Character in Swift: split on either).
+        for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            var trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed.hasPrefix("[") {
+                while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
                 guard trimmed.hasSuffix("]") else { throw DesktopEntryError("\(path):\(number + 1): a group header without its ]") }
                 let group = trimmed.dropFirst().dropLast()
                 // Only the first [Desktop Entry] group counts; actions and others are skipped.
@@ -61,7 +64,9 @@ public struct DesktopEntry: Hashable, Sendable {
             if keys[String(key)] == nil { keys[String(key)] = String(value) }
         }
         guard sawMainGroup else { throw DesktopEntryError("\(path): no [Desktop Entry] group") }
-        guard let type = keys["Type"] else { throw DesktopEntryError("\(path): no Type key") }
+        // Hidden=true is the entry deleted: it needs nothing else (and hides any entry of its id further down the path).
+        let isHidden = keys["Hidden"] == "true"
+        guard let type = keys["Type"] ?? (isHidden ? "Application" : nil) else { throw DesktopEntryError("\(path): no Type key") }
         func string(_ key: String) -> String? { keys[key].map(Self.unescape) }
         func boolean(_ key: String) -> Bool { keys[key] == "true" }
         self.id = id
@@ -76,6 +81,7 @@ public struct DesktopEntry: Hashable, Sendable {
         dbusActivatable = boolean("DBusActivatable")
         terminal = boolean("Terminal")
         startupWMClass = string("StartupWMClass")
+        categories = string("Categories").map { $0.split(separator: ";").map(String.init) } ?? []
         if let exec = string("Exec") {
             do {
                 self.exec = try ExecCommand(parsing: exec)
@@ -85,7 +91,7 @@ public struct DesktopEntry: Hashable, Sendable {
         } else {
             exec = nil
         }
-        if type == "Application", exec == nil, !dbusActivatable {
+        if type == "Application", exec == nil, !dbusActivatable, !hidden {
             throw DesktopEntryError("\(path): an application with no Exec that is not D-Bus activatable")
         }
     }

@@ -5,7 +5,8 @@ import Foundation
 /// `~/.local/share/applications`), then each of `$XDG_DATA_DIRS` (default
 /// `/usr/local/share:/usr/share`) `/applications`, subdirectories included
 /// (`kde/konsole.desktop` has the id `kde-konsole.desktop`). The first
-/// file of an id wins.
+/// file of an id wins, even a broken one, and one with `Hidden=true`
+/// deletes the entry.
 public struct DesktopEntryIndex: Sendable {
     /// The entries, by id.
     public private(set) var entries: [String: DesktopEntry] = [:]
@@ -23,11 +24,15 @@ public struct DesktopEntryIndex: Sendable {
 
     /// Reads every entry of `directories`.
     public init(directories: [String]) {
+        var taken: Set<String> = []
         for directory in directories {
             for file in Self.desktopFiles(in: directory) {
                 let relative = String(file.dropFirst(directory.count + 1))
                 let id = relative.replacingOccurrences(of: "/", with: "-")
-                guard entries[id] == nil else { continue }
+                // The first file of an id wins, even when it cannot be used:
+                // a broken or unreadable file of the user's hides the system's.
+                guard entries[id] == nil, !taken.contains(id) else { continue }
+                taken.insert(id)
                 guard let data = FileManager.default.contents(atPath: file) else {
                     problems.append("\(file): cannot be read")
                     continue

@@ -146,10 +146,15 @@ public struct ExecCommand: Hashable, Sendable {
 
     /// The arguments of a running `commandLine` (its `argv`) that stand
     /// where this command takes files or URLs: what is left once the
-    /// program and this command's own arguments are matched in order.
-    /// Empty when the command takes none.
+    /// program and this command's own arguments are matched in order
+    /// (which of them are files, and how many are kept, is the caller's).
+    /// Empty when the command takes none, or takes them inside a longer
+    /// argument (`--file=%f`).
     public func openedItems(in commandLine: [String]) -> [String] {
         guard takesFiles || takesURLs, commandLine.count > 1 else { return [] }
+        // A code inside a longer argument (`--file=%f`) cannot be told from
+        // the text around it: nothing is taken from such a command.
+        guard !arguments.contains(where: { $0.count > 1 && $0.contains { if case .field = $0 { true } else { false } } }) else { return [] }
         let fixed = arguments.dropFirst().compactMap { argument -> String? in
             argument.allSatisfy({ if case .text = $0 { return true } else { return false } }) ? Self.text(of: argument) : nil
         }
@@ -162,7 +167,7 @@ public struct ExecCommand: Hashable, Sendable {
                 items.append(value)
             }
         }
-        return takesSeveral ? items : Array(items.prefix(1))
+        return items
     }
 
     private static func text(of argument: [Part]) -> String {

@@ -35,6 +35,21 @@ import Testing
         #expect(entry.startupWMClass == "Gedit")
     }
 
+    @Test("CRLF lines, blanks after a group header, categories; a Hidden entry of the user's hides the system's, and so does a broken one")
+    func lenientAndHiding() throws {
+        let entry = try DesktopEntry(parsing: "[Desktop Entry] \r\nType=Application\r\nName=W\r\nExec=w\r\nCategories=Network;WebBrowser;\r\n", id: "w.desktop", path: "w")
+        #expect(entry.exec?.program == "w" && entry.categories == ["Network", "WebBrowser"])
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hiding-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for directory in [root + "/user", root + "/system"] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try "[Desktop Entry]\nHidden=true\n".write(toFile: root + "/user/a.desktop", atomically: false, encoding: .utf8)
+        try "[Desktop Entry]\nType=Application\nExec=\"broken\n".write(toFile: root + "/user/b.desktop", atomically: false, encoding: .utf8)
+        for id in ["a", "b"] { try "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(id)\n".write(toFile: root + "/system/\(id).desktop", atomically: false, encoding: .utf8) }
+        let index = DesktopEntryIndex(directories: [root + "/user", root + "/system"])
+        #expect(index["a.desktop"]?.isLaunchable == false)
+        #expect(index["b.desktop"] == nil)
+    }
+
     @Test("What is no entry: no group, no Type, a line that is no key, an application with nothing to run")
     func broken() {
         #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "Type=Application\n", id: "a.desktop", path: "a") }
@@ -80,8 +95,11 @@ import Testing
     func openedItems() throws {
         let several = try ExecCommand(parsing: "gedit --new-window %U")
         #expect(several.openedItems(in: ["/usr/bin/gedit", "--new-window", "/home/u/a.txt", "/home/u/b c.txt"]) == ["/home/u/a.txt", "/home/u/b c.txt"])
+        // Which of them are files, and how many to keep, is the scanner's.
         let single = try ExecCommand(parsing: "evince %f")
-        #expect(single.openedItems(in: ["evince", "/tmp/one.pdf", "/tmp/two.pdf"]) == ["/tmp/one.pdf"])
+        #expect(single.openedItems(in: ["evince", "/tmp/one.pdf", "/tmp/two.pdf"]) == ["/tmp/one.pdf", "/tmp/two.pdf"])
+        // A code inside a longer argument cannot be told from its text.
+        #expect(try ExecCommand(parsing: "app --file=%f").openedItems(in: ["app", "--file=/tmp/x"]).isEmpty)
         let none = try ExecCommand(parsing: "xterm")
         #expect(none.openedItems(in: ["xterm", "-e", "top"]).isEmpty)
     }

@@ -7,7 +7,7 @@ import Testing
     func launches() throws {
         let directories = ["/home/u/a b", "/srv/$(x)"]
         let gnome = try #require(TerminalEmulator.find(desktopID: "org.gnome.Terminal.desktop", executable: nil))
-        #expect(gnome.launches(directories: directories).map(\.arguments) == [["--working-directory=/home/u/a b", "--tab", "--working-directory=/srv/$(x)"]])
+        #expect(gnome.launches(directories: directories).map(\.arguments) == [["--window", "--working-directory=/home/u/a b", "--tab", "--working-directory=/srv/$(x)"]])
         let konsole = try #require(TerminalEmulator.find(desktopID: "other.desktop", executable: "/usr/bin/konsole"))
         #expect(konsole.launches(directories: directories).map(\.arguments) == [["--workdir", "/home/u/a b"], ["--workdir", "/srv/$(x)"]])
         let wezterm = try #require(TerminalEmulator.find(desktopID: "org.wezfurlong.wezterm.desktop", executable: nil))
@@ -17,5 +17,8 @@ import Testing
         #expect(xterm.launches(directories: directories).allSatisfy { $0.arguments.isEmpty })
         #expect(TerminalEmulator.find(desktopID: "org.gnome.gedit.desktop", executable: "/usr/bin/gedit") == nil)
         #expect(gnome.launches(directories: []).isEmpty)
+        // Its options go to its own program only, never to a wrapper.
+        #expect(gnome.accepts(program: "/usr/bin/gnome-terminal") && !gnome.accepts(program: "flatpak"))
+        #expect(TerminalEmulator.find(desktopID: "x.desktop", executable: "/usr/libexec/gnome-terminal-server") == gnome)
     }
 }
