@@ -331,6 +331,7 @@ let package = Package(
                 "PluginSupport",
                 "ProcFiles",
                 "TmuxControl",
+                "X11Client",
                 "RestoredLaunch",
                 "RestoredDBus",
                 .product(name: "RestorationKit", package: "SDK"),
@@ -395,6 +396,7 @@ let package = Package(
         .testTarget(
             name: "RestoredDaemonTests",
             dependencies: [
+                "X11Client",
                 "NeovimControl",
                 "RestoredLaunch",
                 "RestoredDaemon",

@@ -1,6 +1,7 @@
 import AppDiscovery
 import AppLaunching
 import RestorationKit
+import X11Client
 
 /// One running instance of an app, by its place among the app's instances
 /// (`0`, `1`, ... in the order they started): its working directory and the
@@ -16,12 +17,15 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     /// For a terminal emulator: the directories of the shells its windows
     /// showed, and how many windows ran tmux instead.
     private let shells: TerminalShells?
+    /// Its windows' workspaces and frames, on X11.
+    private let windows: [WindowPlacement]
 
-    init(index: Int, app: RunningApp?, isTerminal: Bool = false) {
+    init(index: Int, app: RunningApp?, isTerminal: Bool = false, windows: [WindowPlacement] = []) {
         restorationIdentifier = String(index)
         directory = app?.directory
         items = app?.openedItems ?? []
         shells = isTerminal ? app.map { TerminalShells(of: $0.pid) } : nil
+        self.windows = windows
     }
 
     func encodeRestorableState(with coder: StateCoder) throws {
@@ -30,6 +34,27 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if let shells {
             try coder.encode(shells.directories, forKey: "shell-directories")
             if shells.tmuxWindows > 0 { try coder.encode(shells.tmuxWindows, forKey: "tmux-windows") }
+        }
+        if !windows.isEmpty {
+            try coder.encode(StateValue.array(windows.map { window in
+                var fields: [String: StateValue] = [
+                    "x": .int64(Int64(window.x)), "y": .int64(Int64(window.y)),
+                    "width": .int64(Int64(window.width)), "height": .int64(Int64(window.height)),
+                ]
+                if let desktop = window.desktop { fields["desktop"] = .int64(Int64(desktop)) }
+                return .dictionary(fields)
+            }), forKey: "windows")
+        }
+    }
+
+    /// The window placements stored by ``encodeRestorableState(with:)``; those that do not read are skipped.
+    static func decodeWindows(_ coder: StateCoder) -> [WindowPlacement] {
+        guard case .array(let values)? = (try? coder.decodeValue(forKey: "windows")) ?? nil else { return [] }
+        return values.compactMap { value in
+            guard case .dictionary(let fields) = value else { return nil }
+            let number = { (key: String) in fields[key].flatMap(Int.init(stateValue:)) }
+            guard let x = number("x"), let y = number("y"), let width = number("width"), let height = number("height") else { return nil }
+            return WindowPlacement(desktop: number("desktop"), x: x, y: y, width: width, height: height)
         }
     }
 
@@ -56,13 +81,20 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                 return nil
             }
             let directories = shellDirectories.filter { $0.hasPrefix("/") }
+            var windows = decodeWindows(coder)[...]
             for launch in terminal.launches(directories: directories.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : directories) {
                 plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments))
+                plugin.pendingPlacements.append(windows.first.map { [$0] } ?? [])
+                windows = windows.dropFirst()
             }
-            if directories.isEmpty && directory == nil { plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: nil, items: [])) }
+            if directories.isEmpty && directory == nil {
+                plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: nil, items: []))
+                plugin.pendingPlacements.append(Array(windows))
+            }
             return AppInstanceObject(index: index, app: nil)
         }
         plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: directory, items: items))
+        plugin.pendingPlacements.append(decodeWindows(coder))
         return AppInstanceObject(index: index, app: nil)
     }
 }

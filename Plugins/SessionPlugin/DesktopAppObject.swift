@@ -2,6 +2,7 @@ import AppDiscovery
 import AppLaunching
 import DesktopEntries
 import RestorationKit
+import X11Client
 
 /// One app of the session, by its desktop file id; its children are its
 /// running instances (``AppInstanceObject``).
@@ -15,10 +16,13 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
 
     var restorationChildren: [any RestorableObject] { instances }
 
-    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?) {
+    /// An app read at a save; `windows` are the X11 windows by process, when known.
+    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [ManagedWindow]]) {
         restorationIdentifier = desktopID
         let isTerminal = TerminalEmulator.find(desktopID: desktopID, executable: entry?.exec?.program) != nil
-        self.instances = instances.enumerated().map { AppInstanceObject(index: $0.offset, app: $0.element, isTerminal: isTerminal) }
+        self.instances = instances.enumerated().map { index, app in
+            AppInstanceObject(index: index, app: app, isTerminal: isTerminal, windows: (windows[app.pid] ?? []).map(\.placement))
+        }
     }
 
     private init(desktopID: String) {

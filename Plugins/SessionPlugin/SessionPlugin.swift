@@ -6,6 +6,7 @@ import PluginSupport
 import RestorationKit
 import RestoredDBus
 import RestoredLaunch
+import X11Client
 
 /// The plugin's entry point: the C ABI's `restored_plugin_v1`.
 @_cdecl("restored_plugin_v1")
@@ -82,7 +83,8 @@ final class SessionPlugin: RestorationPlugin {
                 : "\(fewer.joined(separator: ", ")) closed while the session ends: the last archive is kept")
         }
         savedCounts = counts
-        roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? [], entry: entries[$0]) }
+        let windows = WindowPlacer(environment: environment)?.windowsByProcess() ?? [:]
+        roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? [], entry: entries[$0], windows: windows) }
         if !leftOut.isEmpty {
             roots.append(ExcludedApps(leftOut.keys.sorted().map { ExcludedApp(desktopID: $0, reason: leftOut[$0]!.reason, instances: leftOut[$0]!.count) }))
         }
@@ -97,6 +99,8 @@ final class SessionPlugin: RestorationPlugin {
     var restoringEntries: [String: DesktopEntry] = [:]
     /// The launches to make once every instance is known.
     var pendingLaunches: [DesktopLaunch] = []
+    /// For each pending launch, where its windows were (X11).
+    var pendingPlacements: [[WindowPlacement]] = []
     /// The instances the archive holds, by desktop id, for the first save's comparison.
     var archivedCounts: [String: Int] = [:]
 
@@ -114,20 +118,28 @@ final class SessionPlugin: RestorationPlugin {
 
     /// Starts the pending launches, one every ``launchInterval``; a launch
     /// that fails is one log line for its app.
+    /// How long a restore waits for the relaunched apps' windows to map.
+    static let placementBudget: Duration = .seconds(8)
+
     /// How long the launches of one restore may take together: they run
     /// inside the restore walk, which has a deadline of its own.
     static let launchBudget: Duration = .seconds(15)
 
     func restorationDidFinish() {
         let launches = pendingLaunches
+        let placements = pendingPlacements
         let environment = environment
         // Spread out, but all within the budget.
         let interval = launches.count > 1 ? min(launchInterval, Self.launchBudget / (launches.count - 1)) : launchInterval
         pendingLaunches = []
+        pendingPlacements = []
         restoringEntries = [:]
         if savedCounts.isEmpty { savedCounts = archivedCounts }
         archivedCounts = [:]
         guard !launches.isEmpty else { return }
+        // The windows there before, so that only the new ones are placed.
+        let placer = placements.contains { !$0.isEmpty } ? WindowPlacer(environment: environment) : nil
+        let before = Set(((try? placer?.connection.managedWindows()) ?? []).map(\.id))
         let outcomes = Blocking.run { () async -> [Result<DesktopLaunchResult, LaunchError>] in
             let connection = try? await DBusConnection.connect(to: .session)
             defer { connection?.close() }
@@ -155,6 +167,14 @@ final class SessionPlugin: RestorationPlugin {
             context.log("no user manager answers: \(detached) app(s) were started by restored and keep its sandbox", level: .warning)
         }
         let failed = outcomes.filter { if case .failure = $0 { true } else { false } }.count
+        // Each launched app's windows go where they were, once they map.
+        if let placer {
+            let started = zip(zip(launches, placements), outcomes).compactMap { pair, outcome -> (entryPath: String, placements: [WindowPlacement])? in
+                if case .success = outcome { (pair.0.entry.path, pair.1) } else { nil }
+            }
+            let placed = placer.place(started, before: before, deadline: ContinuousClock.now + Self.placementBudget)
+            context.log("placed \(placed) window(s) where they were", level: .info)
+        }
         context.log("reopened \(launches.count - failed) app instance(s)\(failed > 0 ? ", \(failed) failed" : "")", level: .info)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import RestoredDBus
 import RestoredTestSupport
 import Testing
+import X11Client
 
 /// The session plugin in the real daemon: real processes launched from real
 /// desktop entries in the test's own `XDG_DATA_DIRS`, the user manager
@@ -154,7 +155,7 @@ import Testing
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("A terminal comes back in the directory of the shell it showed, not its own (xterm under Xvfb)")
+    @Test("A terminal comes back in the directory of the shell it showed, not its own, on its workspace at its place (xterm under Xvfb and openbox)")
     func terminal() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
@@ -162,7 +163,7 @@ import Testing
         let shellDirectory = root + "/project dir"
         for directory in [root + "/share/applications", shellDirectory] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: root + "/share/applications/xterm.desktop", atomically: false, encoding: .utf8)
-        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        let display = try VirtualDisplay(log: root + "/xvfb.log", windowManager: true)
         var variables = ProcessInfo.processInfo.environment
         variables["XDG_DATA_DIRS"] = root + "/share"
         variables["XDG_DATA_HOME"] = root + "/data-home"
@@ -179,6 +180,16 @@ import Testing
             let children = (try? String(contentsOfFile: "/proc/\(terminalPID)/task/\(terminalPID)/children", encoding: .utf8)) ?? ""
             return children.split(separator: " ").contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd")) == shellDirectory }
         }
+        // The user put its window on the second workspace, somewhere.
+        let x11 = try X11Connection(display: try #require(X11Display(display.display)), authorityFile: nil)
+        var window: ManagedWindow?
+        try await LogindInhibitorTests.eventually {
+            window = try? x11.managedWindows().first { $0.pid == terminalPID }
+            return window != nil
+        }
+        let saved = WindowPlacement(desktop: 1, x: 333, y: 222, width: try #require(window).placement.width, height: try #require(window).placement.height)
+        try x11.place(try #require(window).id, at: saved)
+        try await LogindInhibitorTests.eventually { (try? x11.managedWindows().first { $0.pid == terminalPID }?.placement) == saved }
         let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
         defer { admin.close() }
         terminal?.stop()
@@ -193,6 +204,9 @@ import Testing
             let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
             return children.split(separator: " ").contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd")) == shellDirectory }
         }
+        // Its window is where it was.
+        try await LogindInhibitorTests.eventually { (try? x11.managedWindows().first { $0.pid == pid }?.placement) == saved }
+        #expect(try x11.managedWindows().first { $0.pid == pid }?.placement == saved)
         #expect(await daemon.terminated() == 0)
     }
 }
