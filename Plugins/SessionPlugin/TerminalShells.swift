@@ -1,4 +1,3 @@
-import Foundation
 import ProcFiles
 import TmuxControl
 
@@ -14,41 +13,28 @@ struct TerminalShells {
 
     /// The shells below process `pid`.
     init(of pid: Int32, proc: String = "/proc") {
-        var queue = Self.children(of: pid, proc: proc)
+        var queue = ProcProcess.children(of: pid, proc: proc)
         var shells: [(start: UInt64, pid: Int32)] = []
         while !queue.isEmpty {
             let child = queue.removeFirst()
-            guard let commandLine = ProcFile.contents(atPath: "\(proc)/\(child)/cmdline"), let first = commandLine.split(separator: 0).first else { continue }
-            let name = ForegroundProgram.baseName(String(decoding: first, as: UTF8.self))
+            guard let first = ProcProcess.commandLine(of: child, proc: proc)?.first else { continue }
+            let name = ForegroundProgram.baseName(first)
             if ForegroundProgram.shells.contains(name) {
-                shells.append((Self.startTime(of: child, proc: proc), child))
+                shells.append((ProcProcess.startTime(of: child, proc: proc), child))
             } else if name == "tmux" {
                 // A window running tmux itself (`kitty tmux`, `alacritty -e tmux`).
                 tmuxWindows += 1
             } else {
                 // A terminal's helper process (gnome-terminal-server's own children, a multiplexing server): look below it.
-                queue += Self.children(of: child, proc: proc)
+                queue += ProcProcess.children(of: child, proc: proc)
             }
         }
         for shell in shells.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
             if let program = ForegroundProgram.of(panePID: shell.pid, proc: proc), ForegroundProgram.baseName(program.arguments.first ?? "") == "tmux" {
                 tmuxWindows += 1
-            } else if let directory = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(shell.pid)/cwd") {
+            } else if let directory = ProcProcess.directory(of: shell.pid, proc: proc) {
                 directories.append(directory)
             }
         }
-    }
-
-    private static func children(of pid: Int32, proc: String) -> [Int32] {
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/task")) ?? []
-        return threads.flatMap { thread -> [Int32] in
-            (ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") ?? "").split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        }
-    }
-
-    private static func startTime(of pid: Int32, proc: String) -> UInt64 {
-        guard let stat = ProcFile.text(atPath: "\(proc)/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? UInt64(fields[19]) ?? 0 : 0
     }
 }

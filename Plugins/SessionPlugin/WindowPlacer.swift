@@ -40,7 +40,7 @@ struct WindowPlacer {
         while !waiting.isEmpty {
             let windows = ((try? connection.managedWindows()) ?? []).filter { !used.contains($0.id) && $0.pid != nil }
             // New windows by their process's start, oldest first: the order launches were made in.
-            let fresh = windows.sorted { Self.startTime(of: $0.pid!) < Self.startTime(of: $1.pid!) }
+            let fresh = windows.sorted { ProcProcess.startTime(of: $0.pid!) < ProcProcess.startTime(of: $1.pid!) }
             var still: [(entryPath: String, placements: [WindowPlacement])] = []
             for launch in waiting {
                 let mine = fresh.filter { !used.contains($0.id) && Self.launchedFile(of: $0.pid!) == launch.entryPath }
@@ -64,16 +64,6 @@ struct WindowPlacer {
 
     /// The desktop file a process was launched from (`GIO_LAUNCHED_DESKTOP_FILE`).
     static func launchedFile(of pid: Int32) -> String? {
-        for entry in (ProcFile.contents(atPath: "/proc/\(pid)/environ") ?? []).split(separator: 0) {
-            let text = String(decoding: entry, as: UTF8.self)
-            if text.hasPrefix("GIO_LAUNCHED_DESKTOP_FILE=") { return String(text.dropFirst(26)) }
-        }
-        return nil
-    }
-
-    private static func startTime(of pid: Int32) -> UInt64 {
-        guard let stat = ProcFile.text(atPath: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? UInt64(fields[19]) ?? 0 : 0
+        ProcProcess.environment(of: pid, prefix: "GIO_LAUNCHED_DESKTOP_FILE=")["GIO_LAUNCHED_DESKTOP_FILE"]
     }
 }

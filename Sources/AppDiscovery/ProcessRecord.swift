@@ -1,4 +1,3 @@
-import Foundation
 import ProcFiles
 
 /// What `/proc` says of one process, read once per scan.
@@ -19,11 +18,7 @@ struct ProcessRecord {
     /// The process `pid` under `proc`; nil when it is gone or unreadable.
     init?(pid: Int32, proc: String) {
         let base = "\(proc)/\(pid)"
-        guard let stat = ProcFile.text(atPath: base + "/stat"), let close = stat.lastIndex(of: ")"),
-              let status = ProcFile.text(atPath: base + "/status")
-        else { return nil }
-        // After "pid (comm) ": state(0) ppid(1) ... starttime(19).
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard let fields = ProcProcess.statFields(of: pid, proc: proc), let status = ProcFile.text(atPath: base + "/status") else { return nil }
         guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }
         guard let uidLine = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
               let uid = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
@@ -35,19 +30,10 @@ struct ProcessRecord {
         let cgroup = ProcFile.text(atPath: base + "/cgroup") ?? ""
         unit = ProcessRecord.unit(cgroup: cgroup)
         appSlice = ProcessRecord.path(cgroup: cgroup)?.split(separator: "/").dropLast().last { $0.hasPrefix("app-") && $0.hasSuffix(".slice") && $0 != "app.slice" }.map(String.init)
-        executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/exe")).map { path in
-            path.hasSuffix(" (deleted)") ? String(path.dropLast(10)) : path
-        }
-        let command = ProcFile.contents(atPath: base + "/cmdline") ?? []
-        commandLine = command.split(separator: 0, omittingEmptySubsequences: false).dropLast(command.last == 0 ? 1 : 0).map { String(decoding: $0, as: UTF8.self) }
-        directory = try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/cwd")
-        var environment: [String: String] = [:]
-        for entry in (ProcFile.contents(atPath: base + "/environ") ?? []).split(separator: 0) {
-            let text = String(decoding: entry, as: UTF8.self)
-            guard let equals = text.firstIndex(of: "="), text.hasPrefix("GIO_LAUNCHED_DESKTOP_FILE") else { continue }
-            environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        self.environment = environment
+        executable = ProcProcess.executable(of: pid, proc: proc)
+        commandLine = ProcProcess.commandLine(of: pid, proc: proc) ?? []
+        directory = ProcProcess.directory(of: pid, proc: proc)
+        environment = ProcProcess.environment(of: pid, prefix: "GIO_LAUNCHED_DESKTOP_FILE", proc: proc)
     }
 
     /// The unit in `/proc/PID/cgroup`: the last component of the unified

@@ -15,14 +15,8 @@ public enum NeovimServer {
     /// replaced by an upgrade since), or, when that cannot be read, its
     /// `argv[0]` is.
     public static func isNeovim(pid: Int32, proc: String = "/proc") -> Bool {
-        if var executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(pid)/exe") {
-            if executable.hasSuffix(" (deleted)") { executable.removeLast(" (deleted)".count) }
-            return executable.split(separator: "/").last == "nvim"
-        }
-        guard let commandLine = ProcFile.contents(atPath: "\(proc)/\(pid)/cmdline"),
-              let first = commandLine.split(separator: 0).first
-        else { return false }
-        return String(decoding: first, as: UTF8.self).split(separator: "/").last == "nvim"
+        guard let name = ProcProcess.executable(of: pid, proc: proc) ?? ProcProcess.commandLine(of: pid, proc: proc)?.first else { return false }
+        return name.split(separator: "/").last == "nvim"
     }
 
     /// The listening unix sockets of the Neovim processes among process
@@ -38,7 +32,7 @@ public enum NeovimServer {
         while !queue.isEmpty {
             let process = queue.removeFirst()
             guard seen.insert(process).inserted else { continue }
-            queue += children(of: process, proc: proc)
+            queue += ProcProcess.children(of: process, proc: proc)
             guard isNeovim(pid: process, proc: proc) else { continue }
             for inode in socketInodes(of: process, proc: proc) {
                 if let path = listening[inode], !found.contains(path) { found.append(path) }
@@ -72,15 +66,6 @@ public enum NeovimServer {
                   target.hasPrefix("socket:["), target.hasSuffix("]")
             else { return nil }
             return UInt64(target.dropFirst(8).dropLast())
-        }
-    }
-
-    /// The children of `pid`, from every thread's `children` file.
-    static func children(of pid: Int32, proc: String) -> [Int32] {
-        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/task") else { return [] }
-        return threads.flatMap { thread -> [Int32] in
-            guard let text = ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") else { return [] }
-            return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
     }
 }

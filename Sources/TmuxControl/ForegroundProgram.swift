@@ -21,14 +21,10 @@ public struct ForegroundProgram: Hashable, Sendable {
     /// The foreground program of the pane whose first process is `panePID`,
     /// or nil when a shell is in the foreground (or the process is gone).
     public static func of(panePID: Int32, proc: String = "/proc") -> ForegroundProgram? {
-        guard let stat = ProcFile.text(atPath: "\(proc)/\(panePID)/stat"),
-              let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // After "pid (comm) ": state ppid pgrp session tty_nr tpgid ...
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 5, let foreground = Int32(fields[5]) else { return nil }
+        // tpgid: the terminal's foreground process group.
+        guard let fields = ProcProcess.statFields(of: panePID, proc: proc), fields.count > 5, let foreground = Int32(fields[5]) else { return nil }
         let leader = foreground > 0 ? foreground : panePID
-        guard let arguments = commandLine(of: leader, proc: proc), let name = arguments.first else { return nil }
+        guard let arguments = ProcProcess.commandLine(of: leader, proc: proc), let name = arguments.first else { return nil }
         // A shell in the foreground (the pane's own at its prompt, a nested
         // one, or a job's child for the instant before it runs its program)
         // is no program: the restored pane gets a shell anyway.
@@ -41,10 +37,5 @@ public struct ForegroundProgram: Hashable, Sendable {
     public static func baseName(_ argument: String) -> String {
         let last = argument.split(separator: "/").last.map(String.init) ?? argument
         return last.hasPrefix("-") ? String(last.dropFirst()) : last
-    }
-
-    static func commandLine(of pid: Int32, proc: String) -> [String]? {
-        guard let data = ProcFile.contents(atPath: "\(proc)/\(pid)/cmdline"), !data.isEmpty else { return nil }
-        return data.split(separator: 0, omittingEmptySubsequences: false).dropLast(data.last == 0 ? 1 : 0).map { String(decoding: $0, as: UTF8.self) }
     }
 }

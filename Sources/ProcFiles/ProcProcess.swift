@@ -1,0 +1,57 @@
+import Foundation
+
+/// What `/proc/PID` says of a process, each read in one place for every
+/// module that asks (the tmux and session plugins, the Neovim client, the
+/// app scanner). Every function takes the `/proc` root, so tests may point
+/// it elsewhere, and answers nil (or empty) for a process that is gone.
+public enum ProcProcess {
+    /// Its arguments, its name first (`cmdline`).
+    public static func commandLine(of pid: Int32, proc: String = "/proc") -> [String]? {
+        guard let data = ProcFile.contents(atPath: "\(proc)/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        return data.split(separator: 0, omittingEmptySubsequences: false).dropLast(data.last == 0 ? 1 : 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Its environment variables whose names start with `prefix` (`environ`).
+    public static func environment(of pid: Int32, prefix: String = "", proc: String = "/proc") -> [String: String] {
+        var variables: [String: String] = [:]
+        for entry in (ProcFile.contents(atPath: "\(proc)/\(pid)/environ") ?? []).split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            guard text.hasPrefix(prefix), let equals = text.firstIndex(of: "=") else { continue }
+            variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        return variables
+    }
+
+    /// The fields of `stat` after its `(comm)`: state (0), ppid (1), pgrp (2),
+    /// session (3), tty (4), tpgid (5), ..., starttime (19).
+    public static func statFields(of pid: Int32, proc: String = "/proc") -> [Substring]? {
+        guard let stat = ProcFile.text(atPath: "\(proc)/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
+    /// When it started, in clock ticks after boot; 0 when unknown.
+    public static func startTime(of pid: Int32, proc: String = "/proc") -> UInt64 {
+        guard let fields = statFields(of: pid, proc: proc), fields.count > 19 else { return 0 }
+        return UInt64(fields[19]) ?? 0
+    }
+
+    /// Its children, from every thread's `children` file.
+    public static func children(of pid: Int32, proc: String = "/proc") -> [Int32] {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/task") else { return [] }
+        return threads.flatMap { thread -> [Int32] in
+            (ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") ?? "").split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    /// Its executable's path, as it was when it started (an upgrade since
+    /// leaves the link marked ` (deleted)`, which is taken off).
+    public static func executable(of pid: Int32, proc: String = "/proc") -> String? {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(pid)/exe") else { return nil }
+        return path.hasSuffix(" (deleted)") ? String(path.dropLast(10)) : path
+    }
+
+    /// Its working directory.
+    public static func directory(of pid: Int32, proc: String = "/proc") -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(pid)/cwd")
+    }
+}
