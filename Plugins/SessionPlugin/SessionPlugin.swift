@@ -36,8 +36,17 @@ final class SessionPlugin: RestorationPlugin {
     let environment: [String: String]
     let exclusions: SessionExclusions
     let launchInterval: Duration
-    /// The desktop entries, read again at every save and restore.
+    /// The desktop entries, read again only when their directories changed:
+    /// a save before suspend must not read hundreds of files each time.
     private(set) var entries = DesktopEntryIndex(directories: [])
+    private var entriesRead = false
+
+    /// Reads the desktop entries again when they changed since the last read.
+    private func refreshEntries() {
+        guard !entriesRead || !entries.isCurrent else { return }
+        entries = DesktopEntryIndex(environment: environment)
+        entriesRead = true
+    }
     private var roots: [any RestorableObject] = []
     /// How many instances of each app the last save of this plugin host
     /// kept, or, before its first save, the last restore found in the archive.
@@ -60,7 +69,7 @@ final class SessionPlugin: RestorationPlugin {
     /// finds fewer instances of an app than the last one is apps being
     /// killed around it, so it fails and the last archive stays.
     func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
-        entries = DesktopEntryIndex(environment: environment)
+        refreshEntries()
         let running = RunningAppScanner().scan(entries)
         var kept: [String: [RunningApp]] = [:]
         var leftOut: [String: (reason: String, count: Int)] = [:]
@@ -105,7 +114,7 @@ final class SessionPlugin: RestorationPlugin {
     var archivedCounts: [String: Int] = [:]
 
     func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
-        entries = DesktopEntryIndex(environment: environment)
+        refreshEntries()
         runningNow = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
         return true
     }

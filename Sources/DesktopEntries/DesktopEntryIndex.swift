@@ -12,6 +12,9 @@ public struct DesktopEntryIndex: Sendable {
     public private(set) var entries: [String: DesktopEntry] = [:]
     /// The files that could not be read, one line each.
     public private(set) var problems: [String] = []
+    /// The directories read (subdirectories too) and their modification
+    /// times then, to tell whether the index is still current.
+    private var directoryTimes: [String: Date] = [:]
 
     /// The `applications` directories for `environment`, first first.
     public static func directories(environment: [String: String]) -> [String] {
@@ -26,7 +29,7 @@ public struct DesktopEntryIndex: Sendable {
     public init(directories: [String]) {
         var taken: Set<String> = []
         for directory in directories {
-            for file in Self.desktopFiles(in: directory) {
+            for file in Self.desktopFiles(in: directory, directoryTimes: &directoryTimes) {
                 let relative = String(file.dropFirst(directory.count + 1))
                 let id = relative.replacingOccurrences(of: "/", with: "-")
                 // The first file of an id wins, even when it cannot be used:
@@ -54,13 +57,33 @@ public struct DesktopEntryIndex: Sendable {
     /// The entry of `id`.
     public subscript(id: String) -> DesktopEntry? { entries[id] }
 
-    /// The `*.desktop` files under `directory`, in name order.
-    private static func desktopFiles(in directory: String) -> [String] {
+    /// Whether no directory read has changed since (an entry installed,
+    /// removed or replaced, as packages and editors do, changes its
+    /// directory), so the index need not be read again. A file written in
+    /// place is not seen.
+    public var isCurrent: Bool {
+        directoryTimes.allSatisfy { Self.modificationTime(of: $0.key) == $0.value }
+    }
+
+    /// The `*.desktop` files under `directory`, in name order; the
+    /// directories met, with their modification times, go to `directoryTimes`.
+    private static func desktopFiles(in directory: String, directoryTimes: inout [String: Date]) -> [String] {
+        // A directory that does not exist (yet) is watched too: making it is a change.
+        directoryTimes[directory] = modificationTime(of: directory)
         guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
         var files: [String] = []
         while let relative = enumerator.nextObject() as? String {
-            if relative.hasSuffix(".desktop") { files.append(directory + "/" + relative) }
+            let path = directory + "/" + relative
+            if relative.hasSuffix(".desktop") {
+                files.append(path)
+            } else if (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory {
+                directoryTimes[path] = modificationTime(of: path)
+            }
         }
         return files.sorted()
+    }
+
+    private static func modificationTime(of path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
 }

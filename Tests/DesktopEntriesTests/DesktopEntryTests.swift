@@ -119,6 +119,12 @@ import Testing
         #expect(index["kde-konsole.desktop"]?.exec?.program == "konsole")
         #expect(index["broken.desktop"] == nil)
         #expect(index.problems.count == 1 && index.problems[0].contains("broken.desktop"))
+        // Current until an entry is added (here in a subdirectory).
+        #expect(index.isCurrent)
+        Thread.sleep(forTimeInterval: 0.02)
+        try "[Desktop Entry]\nType=Application\nName=New\nExec=new\n".write(toFile: system + "/kde/new.desktop", atomically: false, encoding: .utf8)
+        #expect(!index.isCurrent)
+        #expect(DesktopEntryIndex(directories: [user, system]).isCurrent)
         #expect(DesktopEntryIndex.directories(environment: ["HOME": "/home/u"]) == ["/home/u/.local/share/applications", "/usr/local/share/applications", "/usr/share/applications"])
         #expect(DesktopEntryIndex.directories(environment: ["HOME": "/h", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/x:relative:/y"]) == ["/d/applications", "/x/applications", "/y/applications"])
     }
