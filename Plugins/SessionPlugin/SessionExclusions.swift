@@ -33,6 +33,7 @@ struct SessionExclusions {
         case autostart = "starts with the session anyway (XDG autostart)"
         case desktopPart = "a part of the desktop itself"
         case userList = "excluded by the user (exclude option)"
+        case terminal = "runs in a terminal (Terminal=true)"
     }
 
     /// App ids of the other loaded plugins.
@@ -59,6 +60,7 @@ struct SessionExclusions {
         if Self.browsers.contains(id) || entry?.categories.contains("WebBrowser") == true { return .browser }
         if Self.desktopParts.contains(id) || id.hasPrefix("org.gnome.SettingsDaemon.") { return .desktopPart }
         if autostart.contains(id) { return .autostart }
+        if entry?.terminal == true { return .terminal }
         return nil
     }
 

@@ -74,9 +74,7 @@ final class SessionPlugin: RestorationPlugin {
         var kept: [String: [RunningApp]] = [:]
         var leftOut: [String: (reason: String, count: Int)] = [:]
         for app in running {
-            let reason = exclusions.reason(for: app.desktopID, entry: entries[app.desktopID])?.rawValue
-                ?? (entries[app.desktopID]?.terminal == true ? "runs in a terminal (Terminal=true)" : nil)
-            if let reason {
+            if let reason = exclusions.reason(for: app.desktopID, entry: entries[app.desktopID])?.rawValue {
                 leftOut[app.desktopID, default: (reason, 0)].count += 1
             } else {
                 kept[app.desktopID, default: []].append(app)
