@@ -128,6 +128,7 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(name: "MessagePack", swiftSettings: strictSwift),
+        .target(name: "SavedText", swiftSettings: strictSwift),
         .target(
             name: "X11Client",
             dependencies: ["UnixSocket", .product(name: "SystemPackage", package: "swift-system")],
@@ -141,7 +142,7 @@ let package = Package(
         .target(name: "DesktopEntries", swiftSettings: strictSwift),
         .target(
             name: "AppLaunching",
-            dependencies: ["DesktopEntries", "RestoredLaunch", "RestoredDBus", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["DesktopEntries", "RestoredLaunch", "RestoredDBus", "SavedText", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -166,7 +167,7 @@ let package = Package(
         ),
         .target(
             name: "TmuxControl",
-            dependencies: ["RestoredLaunch", "ProcFiles", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["RestoredLaunch", "ProcFiles", "SavedText", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -316,6 +317,7 @@ let package = Package(
                 "MessagePack",
                 "RestoredLaunch",
                 "RestoredDBus",
+                "SavedText",
                 .product(name: "RestorationKit", package: "SDK"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -334,6 +336,7 @@ let package = Package(
                 "X11Client",
                 "RestoredLaunch",
                 "RestoredDBus",
+                "SavedText",
                 .product(name: "RestorationKit", package: "SDK"),
             ],
             path: "Plugins/SessionPlugin",
@@ -461,6 +464,7 @@ let package = Package(
                 "TmuxControl",
                 "RestoredLaunch",
                 "RestoredTestSupport",
+                "SavedText",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift

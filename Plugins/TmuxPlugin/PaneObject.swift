@@ -1,5 +1,6 @@
 import Foundation
 import RestorationKit
+import SavedText
 import TmuxControl
 
 /// One pane of a window, by its index; its child is the program it shows,
@@ -70,23 +71,25 @@ final class PaneObject: RestorableObject, RestorationClass {
         if window.firstPaneUsed {
             // A new pane after the last one made: split it, and share the room out.
             var split = ["split-window", "-d", "-t", "\(window.target).\(window.lastPane)"]
-            if let directory { split += ["-c", TmuxRunner.formatLiteral(directory)] }
+            if let directory { split += ["-c", plugin.literal(directory, for: .startDirectory, runner: window.runner)] }
             commands += [split, ["select-layout", "-t", window.target, "tiled"]]
             window.lastPane += 1
             target = "\(window.target).\(window.lastPane)"
         }
         window.firstPaneUsed = true
-        if let title, !title.isEmpty, plugin.supports(.paneTitles, runner: window.runner, otherwise: "panes get no title") {
-            commands.append(["select-pane", "-t", target, "-T", title])
+        // tmux expands formats in a title (`#(command)` would run): it goes
+        // as a literal, without the control characters tmux refuses.
+        if let title = title.map(SavedText.printable), !title.isEmpty, plugin.supports(.paneTitles, runner: window.runner, otherwise: "panes get no title") {
+            commands.append(["select-pane", "-t", target, "-T", plugin.literal(title, for: .title, runner: window.runner)])
         }
         // The text it showed, printed again above a new shell's prompt (only
         // when this plugin keeps pane contents).
         if plugin.keepsPaneContents, let text = (try? coder.decode(String.self, forKey: "contents")) ?? nil, !text.isEmpty,
            let file = Self.writeContents(PaneContents.printable(text), plugin: plugin) {
-            let quoted = ProgramObject.shellQuoted(file)
+            // The file's path is the plugin's own, of characters no shell reads.
             var respawn = ["respawn-pane", "-k", "-t", target]
-            if let directory { respawn += ["-c", TmuxRunner.formatLiteral(directory)] }
-            respawn.append("cat \(quoted); rm -f \(quoted); exec \"${SHELL:-/bin/sh}\" -l")
+            if let directory { respawn += ["-c", plugin.literal(directory, for: .startDirectory, runner: window.runner)] }
+            respawn.append("cat \(file); rm -f \(file); exec \"${SHELL:-/bin/sh}\" -l")
             commands.append(respawn)
         }
         // Run with the window's layout, in one tmux call per window.
@@ -97,10 +100,13 @@ final class PaneObject: RestorableObject, RestorationClass {
     }
 
     /// Writes `text` to a file only the user can read, in
-    /// `$XDG_RUNTIME_DIR` (else the temporary directory), for the pane to print.
+    /// ``TmuxPlugin/runtimeDirectory``, for the pane to print.
     private static func writeContents(_ text: String, plugin: TmuxPlugin) -> String? {
-        let directory = plugin.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
-        let path = directory + "/restored-tmux-pane-\(UInt64.random(in: 1...UInt64.max))"
+        guard let directory = plugin.runtimeDirectory else {
+            plugin.context.log("no runtime directory of plain characters: the pane's text is not shown", level: .warning)
+            return nil
+        }
+        let path = directory.string + "/restored-tmux-pane-\(UInt64.random(in: 1...UInt64.max))"
         guard FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
             plugin.context.log("cannot write \(path): the pane's text is not shown", level: .warning)
             return nil

@@ -8,8 +8,9 @@ import TmuxControl
 ///
 /// Which program may run is decided again at restore against the plugin's
 /// allow-list, with only the arguments ``ProgramPolicy/command(for:)``
-/// keeps, never taken from the archive (R16); the arguments are quoted
-/// for the shell, so nothing in them is interpreted. A Neovim's own state
+/// keeps, never taken from the archive (R16); the pane's shell starts it
+/// through a one-use script (``PaneProgramScript``), so that neither the
+/// shell nor the terminal reads any of its arguments. A Neovim's own state
 /// is its child, ``EditorObject``.
 final class ProgramObject: RestorableObject, RestorationClass {
     var restorationIdentifier: String? = "program"
@@ -45,14 +46,5 @@ final class ProgramObject: RestorableObject, RestorationClass {
         plugin.pendingPrograms.append((pane.runner, pane.target, command, parent.description))
         plugin.restoringPrograms.insert(plugin.key(path))
         return ProgramObject(arguments: command)
-    }
-
-    /// `argument` as one word for a POSIX shell: in single quotes, a quote
-    /// inside written as `'\''`; plain words as they are.
-    static func shellQuoted(_ argument: String) -> String {
-        if !argument.isEmpty, argument.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }) {
-            return argument
-        }
-        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

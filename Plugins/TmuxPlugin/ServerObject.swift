@@ -58,9 +58,14 @@ final class ServerObject: RestorableObject, RestorationClass {
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         guard let plugin = coder.plugin as? TmuxPlugin, let name = path.last, path.components.count == 1,
-              !name.contains("/"), !plugin.ignoredServers.contains(name),
-              let runner = plugin.runner(for: plugin.socket(named: name))
+              !plugin.ignoredServers.contains(name)
         else { return nil }
+        // The name becomes a socket path: one tmux could not have made is refused.
+        guard TmuxName.isServerName(name) else {
+            plugin.context.log("\(path): no tmux server is named so (a /, a control character, . or ..): it is not restored", level: .warning)
+            return nil
+        }
+        guard let runner = plugin.runner(for: plugin.socket(named: name)) else { return nil }
         if (try? runner.run(["list-sessions"])) != nil {
             return ServerObject(name: name, runner: runner)
         }

@@ -87,17 +87,24 @@ final class SessionObject: RestorableObject, RestorationClass {
         guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 2, let name = path.last.map(Self.name(forIdentifier:)),
               let runner = plugin.runner(for: plugin.socket(named: path.identifiers[0]))
         else { return nil }
+        // Names go into targets (`=NAME:`): one that tmux could not have
+        // made would name another session or window there.
+        guard TmuxName.isSessionName(name) else {
+            plugin.context.log("\(path): no tmux session is named so (a :, a ., a control character or nothing): it is not restored", level: .warning)
+            return nil
+        }
         // Already there: left alone, with its windows (no duplicates).
         if (try? runner.run(["has-session", "-t", "=\(name)"])) != nil { return nil }
         do {
             if let leader = try coder.decode(String.self, forKey: "groupLeader") {
-                _ = try runner.run(["new-session", "-d", "-s", TmuxRunner.formatLiteral(name), "-t", "=\(leader)"])
+                guard TmuxName.isSessionName(leader) else { throw TmuxError("its group's first session has a name tmux could not have made") }
+                _ = try runner.run(["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-t", "=\(leader)"])
                 return SessionObject(name: name, runner: runner, initialWindow: nil, plugin: plugin)
             }
             let width = try coder.decode(Int.self, forKey: "width") ?? 80
             let height = try coder.decode(Int.self, forKey: "height") ?? 24
-            var command = ["new-session", "-d", "-s", TmuxRunner.formatLiteral(name), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
-            if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", TmuxRunner.formatLiteral(directory)] }
+            var command = ["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
+            if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
             let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
             let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""), plugin: plugin)
             plugin.restoringSessions[plugin.key(path)] = session

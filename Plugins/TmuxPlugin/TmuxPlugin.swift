@@ -5,6 +5,7 @@ import PluginSupport
 import RestorationKit
 import RestoredDBus
 import RestoredLaunch
+import SavedText
 import SystemPackage
 import TmuxControl
 
@@ -117,6 +118,16 @@ final class TmuxPlugin: RestorationPlugin {
     /// Whether `runner`'s tmux has `feature`; when it does not, says so
     /// once, with what the plugin does instead (`otherwise`).
     func supports(_ feature: TmuxFeature, runner: TmuxRunner, otherwise: String) -> Bool {
+        guard let version = version(of: runner), version < feature.minimumVersion else { return true }
+        if saidTooOld.insert(feature).inserted {
+            context.log("tmux \(version) is too old for \(feature.summary), which needs tmux \(feature.minimumVersion) or later: \(otherwise)", level: .notice)
+        }
+        return false
+    }
+
+    /// The version of `runner`'s tmux, asked once; nil (said once) when
+    /// `tmux -V` names none.
+    func version(of runner: TmuxRunner) -> TmuxVersion? {
         if versions[runner.executable] == nil {
             do {
                 versions[runner.executable] = .some(try runner.version())
@@ -125,11 +136,13 @@ final class TmuxPlugin: RestorationPlugin {
                 versions[runner.executable] = .some(nil)
             }
         }
-        guard case let version?? = versions[runner.executable], version < feature.minimumVersion else { return true }
-        if saidTooOld.insert(feature).inserted {
-            context.log("tmux \(version) is too old for \(feature.summary), which needs tmux \(feature.minimumVersion) or later: \(otherwise)", level: .notice)
-        }
-        return false
+        return versions[runner.executable] ?? nil
+    }
+
+    /// `text` (saved, so untrusted) written for `place` of a command to
+    /// `runner`'s tmux so that tmux keeps it as it is (``TmuxLiteral``).
+    func literal(_ text: String, for place: TmuxLiteral.Place, runner: TmuxRunner) -> String {
+        TmuxLiteral.text(text, for: place, version: version(of: runner))
     }
 
     /// The socket of the server named `name`, in the user's socket directory.
@@ -287,14 +300,30 @@ final class TmuxPlugin: RestorationPlugin {
         pendingEditors = []
     }
 
-    /// Types each pending program into its pane's shell, its arguments
-    /// quoted for the shell, once the pane's pty has the pane's size
-    /// (``PaneTerminal``; two seconds at most for all).
+    /// Where the plugin writes the one-use files a restored pane reads (its
+    /// program's script, its text): `$XDG_RUNTIME_DIR`, else the temporary
+    /// directory; nil when that path holds a character a shell would read
+    /// (it is typed into the pane).
+    var runtimeDirectory: FilePath? {
+        let directory = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
+        let path = FilePath(directory).lexicallyNormalized()
+        return path.isAbsolute && SavedText.isTypable(path.string) ? path : nil
+    }
+
+    /// Starts each pending program in its pane's shell once the pane's pty
+    /// has the pane's size (``PaneTerminal``; two seconds at most for all):
+    /// the shell is given a constant line that runs a one-use script
+    /// holding the arguments (``PaneProgramScript``), never the arguments.
     func typePrograms() {
         let deadline = ContinuousClock.now + .seconds(2)
         for program in pendingPrograms {
-            let line = program.arguments.map(ProgramObject.shellQuoted).joined(separator: " ")
+            var script: PaneProgramScript?
             do {
+                guard let directory = runtimeDirectory else {
+                    throw TmuxError("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
+                }
+                script = try PaneProgramScript.write(arguments: program.arguments, in: directory)
+                let line = script?.typedLine ?? ""
                 let fields = try program.runner.run(["display-message", "-p", "-t", program.target, "#{pane_pid} #{pane_width} #{pane_height}"])
                     .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
                 if fields.count == 3, let pid = Int32(exactly: fields[0]) {
@@ -304,6 +333,8 @@ final class TmuxPlugin: RestorationPlugin {
                 }
                 _ = try program.runner.run(commands: [["send-keys", "-t", program.target, "-l", line], ["send-keys", "-t", program.target, "Enter"]])
             } catch {
+                // Never typed: the script would stay behind.
+                if let script { unlink(script.path.string) }
                 context.log("\(program.path): cannot start \(program.arguments.first ?? ""): \(error)", level: .warning)
                 // No nvim will come up there: its state waits for nothing.
                 pendingEditors.removeAll { $0.target == program.target && $0.runner.socket == program.runner.socket }

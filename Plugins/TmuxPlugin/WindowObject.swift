@@ -1,5 +1,6 @@
 import Foundation
 import RestorationKit
+import SavedText
 import TmuxControl
 
 /// One window of a session, by its index; its children are its panes.
@@ -99,14 +100,16 @@ final class WindowObject: RestorableObject, RestorationClass {
             // The window tmux made with the session: its shell starts again in the directory.
             session.reusedInitialWindow = true
             var respawn = ["respawn-pane", "-k", "-t", target]
-            if let directory { respawn += ["-c", TmuxRunner.formatLiteral(directory)] }
-            commands = [respawn] + (name.map { [["rename-window", "-t", target, TmuxRunner.formatLiteral($0)]] } ?? [])
+            if let directory { respawn += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
+            commands = [respawn]
         } else {
             var command = ["new-window", "-d", "-t", target]
-            if let name { command += ["-n", TmuxRunner.formatLiteral(name)] }
-            if let directory { command += ["-c", TmuxRunner.formatLiteral(directory)] }
+            if let directory { command += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
             commands = [command]
         }
+        // Named by rename-window: `new-window -n` read formats in some
+        // versions and not in others (``TmuxLiteral``).
+        if let name { commands.append(["rename-window", "-t", target, plugin.literal(SavedText.printable(name), for: .name, runner: runner)]) }
         var window = TmuxPlugin.RestoringWindow(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
         window.commands = commands
         plugin.restoringWindows[plugin.key(path)] = window
@@ -119,7 +122,13 @@ final class WindowObject: RestorableObject, RestorationClass {
         guard let runner else { return }
         let making = plugin?.restoringWindows[key]?.commands ?? []
         var arranging: [[String]] = [["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"]]
-        if !layout.isEmpty { arranging.append(["select-layout", "-t", target, layout]) }
+        // A malformed layout crashes tmux 3.3a's server, sessions and all:
+        // only one that reads as tmux writes them is given back.
+        if let layout = TmuxLayout(layout) {
+            arranging.append(["select-layout", "-t", target, layout.text])
+        } else if !layout.isEmpty {
+            plugin?.context.log("\(target): the saved layout is not one tmux writes; the panes are tiled", level: .warning)
+        }
         for pane in [lastPane, activePane].compactMap({ $0 }) {
             if let index = pane.index { arranging.append(["select-pane", "-t", "\(target).\(index)"]) }
         }

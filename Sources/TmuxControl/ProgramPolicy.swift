@@ -1,3 +1,5 @@
+import SavedText
+
 /// Which programs a restored pane starts again: an allow-list of programs
 /// that show state and are safe to run again (editors, pagers, monitors,
 /// remote shells, database shells). Anything else gets a shell in the
@@ -14,6 +16,15 @@
 /// holds no more) and again at the restore, against this list, never taken
 /// from the archive (R16). A program a user adds gets its arguments as they
 /// were: add only programs whose arguments you trust.
+///
+/// For every program, an argument holding a control character (a newline,
+/// an escape) is dropped: no file name a person types holds one, and less
+/// and others have run commands hidden in such names. An editor's or
+/// pager's relative file name with a `:` is given as `./name`, so that no
+/// handler of a `scheme:` name (Neovim's `zipfile:`, `fugitive:`) opens it;
+/// and a remote shell's destination and user must be a plain host name or
+/// address and a plain user name (OpenSSH expands both into `%h` and `%r`
+/// of the user's `ProxyCommand` and `Match exec`).
 public struct ProgramPolicy: Hashable, Sendable {
     /// The programs allowed, by name.
     public var programs: Set<String>
@@ -60,15 +71,15 @@ public struct ProgramPolicy: Hashable, Sendable {
         guard let first = arguments.first else { return nil }
         let name = ForegroundProgram.baseName(first)
         guard programs.contains(name) else { return nil }
-        let rest = Array(arguments.dropFirst())
+        let rest = arguments.dropFirst().filter { SavedText.isPrintable($0) }
         // Operands: no option, no URL (an editor or pager would fetch it with another program).
         let operands = rest.filter { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasPrefix("+") && !$0.contains("://") }
         switch name {
         case "vi", "vim", "nvim", "nano", "less", "more":
-            return [name] + operands
+            return [name] + operands.map(Self.plainFileName)
         case "emacs":
             guard rest.contains(where: { $0 == "-nw" || $0 == "--no-window-system" }) else { return nil }
-            return [name, "-nw"] + operands
+            return [name, "-nw"] + operands.map(Self.plainFileName)
         case "man":
             return [name] + operands
         case "top", "htop", "btop":
@@ -78,7 +89,8 @@ public struct ProgramPolicy: Hashable, Sendable {
         case "ssh":
             return Self.remoteShell(rest, flags: "46ACKTXYaqtvx", valued: ["-p", "-l", "-i", "-J"]).map { [name] + $0 }
         case "mosh":
-            return operands.first.map { [name, $0] }
+            guard let destination = operands.first, Self.isDestination(destination) else { return nil }
+            return [name, destination]
         case "sqlite3":
             return [name] + Self.options(rest, valued: [], long: [], operands: 1,
                                          dropped: ["-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-maxsize", "-lookaside", "-pagecache", "-heap"])
@@ -92,6 +104,31 @@ public struct ProgramPolicy: Hashable, Sendable {
             // A program the user added: its arguments as they were.
             return [name] + rest
         }
+    }
+
+    /// `operand` as a file name no handler takes for a `scheme:` name: a
+    /// relative name with a `:` gets `./` before it.
+    static func plainFileName(_ operand: String) -> String {
+        !operand.hasPrefix("/") && operand.contains(":") ? "./" + operand : operand
+    }
+
+    /// Whether `destination` is `[user@]host` with a plain user name and a
+    /// host name, IPv4 or bracketed IPv6 address: nothing OpenSSH or the
+    /// user's configuration could read as more than a name.
+    static func isDestination(_ destination: String) -> Bool {
+        let parts = destination.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let host = parts.last else { return false }
+        if parts.count == 2, !isPlainName(parts[0]) { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            let address = host.dropFirst().dropLast()
+            return !address.isEmpty && address.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        return isPlainName(host)
+    }
+
+    /// Letters, digits, `.`, `_` and `-`, not starting with `-`.
+    static func isPlainName(_ name: Substring) -> Bool {
+        !name.isEmpty && !name.hasPrefix("-") && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
     }
 
     /// `tail`'s following options, line counts and files; nil when it does not follow.
@@ -122,12 +159,20 @@ public struct ProgramPolicy: Hashable, Sendable {
 
     /// ssh's harmless flags, the options in `valued` with their values, and
     /// the destination; no remote command, no `-o`, `-F` or forwarding.
+    /// A user (`-l`), jump host (`-J`), port (`-p`) or destination that is
+    /// not plain (``isDestination(_:)``) keeps the program from running again.
     private static func remoteShell(_ arguments: [String], flags: String, valued: Set<String>) -> [String]? {
         var kept: [String] = []
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             if valued.contains(argument) {
                 guard let value = iterator.next() else { break }
+                switch argument {
+                case "-l": guard isPlainName(value[...]) else { return nil }
+                case "-J": guard value.split(separator: ",").allSatisfy({ isDestination(String($0.split(separator: ":").first ?? "")) }) else { return nil }
+                case "-p": guard !value.isEmpty, value.allSatisfy(\.isNumber) else { return nil }
+                default: guard !value.hasPrefix("-") else { return nil }
+                }
                 kept += [argument, value]
             } else if argument.hasPrefix("-") {
                 if argument.count > 1, argument.dropFirst().allSatisfy({ flags.contains($0) }) { kept.append(argument) }
@@ -135,7 +180,7 @@ public struct ProgramPolicy: Hashable, Sendable {
                 else if argument.count == 2, !flags.contains(argument.last!) { _ = iterator.next() }
             } else {
                 // The destination; what follows it is a remote command, not kept.
-                return kept + [argument]
+                return isDestination(argument) ? kept + [argument] : nil
             }
         }
         return nil

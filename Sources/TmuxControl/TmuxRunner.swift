@@ -38,14 +38,6 @@ public struct TmuxRunner: Sendable {
         self.timeout = timeout
     }
 
-    /// `text` written so that tmux takes it as it is where it expands
-    /// formats: session and window names (`-s`, `-n`, `rename-window`) and
-    /// start directories (`-c`). A `#` there would start a format, and
-    /// `#(command)` runs a command: each is written `##`.
-    public static func formatLiteral(_ text: String) -> String {
-        text.replacingOccurrences(of: "#", with: "##")
-    }
-
     /// The version of this tmux executable (`tmux -V`).
     public func version() throws(TmuxError) -> TmuxVersion {
         let run: ProgramRun

@@ -223,8 +223,8 @@ import TmuxControl
         let directory = environment.bus.directory.path + "/dir #(touch \(marker))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = try server.run(commands: [
-            ["new-session", "-d", "-s", TmuxRunner.formatLiteral(hostile), "-c", TmuxRunner.formatLiteral(directory)],
-            ["rename-window", "-t", "=\(hostile):0", TmuxRunner.formatLiteral("w #(touch \(marker))")],
+            ["new-session", "-d", "-s", TmuxLiteral.text(hostile, for: .name, version: nil), "-c", TmuxLiteral.text(directory, for: .startDirectory, version: nil)],
+            ["rename-window", "-t", "=\(hostile):0", TmuxLiteral.text("w #(touch \(marker))", for: .name, version: nil)],
         ])
         let before = Self.comparable(try TmuxSnapshot.read(from: server))
 

@@ -1,0 +1,52 @@
+import SavedText
+public import SystemPackage
+
+/// How a restored pane starts its program again in the pane's own shell,
+/// without that shell ever reading a saved string.
+///
+/// Typing the program's command line into the pane would hand every saved
+/// argument to the user's interactive shell and to the terminal's line
+/// discipline: a quote means something else in zsh with `RC_QUOTES` or in
+/// fish, and a control character in a file name (`^U`, a newline) edits or
+/// ends the typed line, so that the rest of the name runs as a command.
+/// Instead the arguments go into a one-use script for `/bin/sh`, each one
+/// quoted for that shell alone (``SavedText/shellQuoted(_:)``), in a file
+/// only the user can read (made with `O_EXCL`, mode 0600, in
+/// `$XDG_RUNTIME_DIR`); what is typed is constant, ` /bin/sh PATH`, with a
+/// leading blank so that shells configured to do so keep it out of their
+/// history. The script removes itself and `exec`s the program, which so
+/// becomes a job of the pane's shell as if typed: job control, the
+/// shell's environment, and the shell again when it quits.
+public struct PaneProgramScript: Sendable {
+    /// The script's path.
+    public let path: FilePath
+
+    /// The line to type into the pane's shell (then Enter): constant text
+    /// and ``path``, which ``write(arguments:in:)`` makes of characters no
+    /// shell reads.
+    public var typedLine: String { " /bin/sh \(path.string)" }
+
+    /// The script's text for `arguments` (a program's, its name first).
+    public static func text(for arguments: [String]) -> String {
+        "rm -f -- \"$0\"\nexec \(arguments.map(SavedText.shellQuoted).joined(separator: " "))\n"
+    }
+
+    /// Writes the script that runs `arguments` in `directory` (an absolute
+    /// path of plain characters, ``SavedText/isTypable(_:)``).
+    public static func write(arguments: [String], in directory: FilePath) throws(TmuxError) -> PaneProgramScript {
+        guard !arguments.isEmpty, arguments.allSatisfy({ !$0.contains("\0") }) else {
+            throw TmuxError("no command line to start, or one holding a NUL byte")
+        }
+        guard directory.isAbsolute, SavedText.isTypable(directory.string) else {
+            throw TmuxError("\(directory) holds characters a shell would read; the program is not started from it")
+        }
+        let path = directory.appending("restored-tmux-program-\(String(UInt64.random(in: 1 ... UInt64.max), radix: 16))")
+        do {
+            let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: [.ownerReadWrite])
+            try file.closeAfter { _ = try file.writeAll(text(for: arguments).utf8) }
+        } catch {
+            throw TmuxError("cannot write \(path): \(error)")
+        }
+        return PaneProgramScript(path: path)
+    }
+}
