@@ -79,7 +79,7 @@ public struct UserUnitLauncher: Sendable {
         }
         var properties: [(String, DBusValue)] = [
             ("Description", .string(request.description)),
-            ("ExecStart", .array(elementSignature: "(sasb)", [.structure([.string(executable), .strings(request.command), .boolean(false)])])),
+            ("ExecStart", .array(elementSignature: "(sasb)", [.structure([.string(executable), .strings(request.command.map(Self.literalArgument)), .boolean(false)])])),
             ("Type", .string(request.serviceType.rawValue)),
             ("Slice", .string("app.slice")),
             ("CollectMode", .string("inactive-or-failed")),
@@ -120,6 +120,22 @@ public struct UserUnitLauncher: Sendable {
         case let result?:
             throw LaunchError("the user manager could not start \(request.unitName) (\(result)); see journalctl --user -u \(request.unitName)")
         }
+    }
+
+    /// `argument` as an `ExecStart` argument that the manager passes as it
+    /// is. systemd expands `$NAME` and `${NAME}` in every argument of
+    /// `ExecStart`, also when set over D-Bus (a whole-word `$NAME` is even
+    /// split into several arguments), so a file named `$HOME.txt` would
+    /// reach the program as another name: each `$` is written `$$`, which
+    /// systemd turns back into one. (`%` specifiers are expanded only in
+    /// unit files, not in properties set over D-Bus.)
+    public static func literalArgument(_ argument: String) -> String {
+        guard argument.contains("$") else { return argument }
+        var escaped = ""
+        for character in argument {
+            if character == "$" { escaped += "$$" } else { escaped.append(character) }
+        }
+        return escaped
     }
 
     /// The first non-nil `match` of `stream`'s elements, or nil once `limit` has passed.

@@ -5,7 +5,8 @@ public import RestoredDBus
 /// bus), played by python3-dbusmock's `systemd` template: PID 1 here is not
 /// systemd. The template records `StartTransientUnit` but starts nothing, so
 /// the test extends it to do what the manager does: start the unit's
-/// `ExecStart` in its `WorkingDirectory` with its `Environment`, in a
+/// `ExecStart` in its `WorkingDirectory` with its `Environment` (its
+/// arguments' `$` expanded as systemd expands them), in a
 /// process of the mock (outside whatever sandbox the caller runs in) with
 /// no signal blocked, as systemd starts services (the mock's own threads
 /// block some, and a daemon that inherits that never ends), then
@@ -121,9 +122,19 @@ public final class UserManagerMock {
         self.next_job_id += 1
         job = '/org/freedesktop/systemd1/job/%d' % job_id
         result = 'failed'
+        # As systemd reads ExecStart's arguments: "$$" is "$", "${NAME}" the
+        # variable's value, and a whole-word "$NAME" its value split into words.
+        import re
+        def expand(argument, environment=environment, re=re):
+            if re.fullmatch(r'\\$[A-Za-z_][A-Za-z0-9_]*', argument):
+                return environment.get(argument[1:], '').split()
+            return [re.sub(r'\\$\\$|\\$\\{([A-Za-z_][A-Za-z0-9_]*)\\}', lambda m: '$' if m.group(0) == '$$' else environment.get(m.group(1), ''), argument)]
+        argv = []
+        for a in (commands[0][1] if commands else []):
+            argv += expand(str(a))
         if commands:
             try:
-                process = subprocess.Popen([str(a) for a in commands[0][1]], executable=str(commands[0][0]), cwd=directory, env=environment,
+                process = subprocess.Popen(argv, executable=str(commands[0][0]), cwd=directory, env=environment,
                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                                            preexec_fn=lambda signal=signal: signal.pthread_sigmask(signal.SIG_SETMASK, []))
                 with open(os.environ['RESTORED_TEST_SPAWNED'], 'a') as spawned:
