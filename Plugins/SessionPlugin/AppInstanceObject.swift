@@ -1,6 +1,8 @@
 import AppDiscovery
 import AppLaunching
+import DesktopEntries
 import RestorationKit
+import SavedText
 import X11Client
 
 /// One running instance of an app, by its place among the app's instances
@@ -20,10 +22,11 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     /// Its windows' workspaces and frames, on X11.
     private let windows: [WindowPlacement]
 
-    init(index: Int, app: RunningApp?, isTerminal: Bool = false, windows: [WindowPlacement] = []) {
+    init(index: Int, app: RunningApp?, entry: DesktopEntry? = nil, isTerminal: Bool = false, windows: [WindowPlacement] = []) {
         restorationIdentifier = String(index)
-        directory = app?.directory
-        items = app?.openedItems ?? []
+        directory = app?.directory.flatMap { SavedText.isPlainAbsolutePath($0) ? $0 : nil }
+        // The same rule as at the restore: the archive holds no more.
+        items = entry.map { entry in (app?.openedItems ?? []).filter { DesktopAppLauncher.mayOpen($0, with: entry) } } ?? []
         shells = isTerminal ? app.map { TerminalShells(of: $0.pid) } : nil
         self.windows = windows
     }
@@ -65,11 +68,15 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         plugin.archivedCounts[id, default: 0] += 1
         // Already running that many: this one is there.
         if index < plugin.runningCount(of: id) { return nil }
-        let directory = (try? coder.decode(String.self, forKey: "directory")) ?? nil
-        // Only absolute paths and URLs, never an option (R16: the archive
-        // names files to open, not arguments to give).
-        let items = (((try? coder.decode([String].self, forKey: "items")) ?? nil) ?? []).filter {
-            !$0.hasPrefix("-") && ($0.hasPrefix("/") || RunningAppScanner.isURL($0))
+        // Directories and files are the archive's (untrusted): only plain
+        // absolute paths, and URLs of the schemes that name a document,
+        // never an option (R16: the archive names files to open, not
+        // arguments to give; ``DesktopAppLauncher/mayOpen(_:with:)``).
+        let directory = ((try? coder.decode(String.self, forKey: "directory")) ?? nil).flatMap { SavedText.isPlainAbsolutePath($0) ? $0 : nil }
+        let saved = ((try? coder.decode([String].self, forKey: "items")) ?? nil) ?? []
+        let items = saved.filter { DesktopAppLauncher.mayOpen($0, with: entry) }
+        if items.count < saved.count {
+            plugin.context.log("\(path): \(saved.count - items.count) of its files are not reopened: not a plain path or a document URL, or its program would run them", level: .notice)
         }
         // A terminal: its windows in the directories of their shells, through its own options.
         if let shellDirectories = (try? coder.decode([String].self, forKey: "shell-directories")) ?? nil,
@@ -80,7 +87,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                 plugin.context.log("\(path): its windows ran tmux, which the tmux plugin restores; it is not reopened", level: .info)
                 return nil
             }
-            let directories = shellDirectories.filter { $0.hasPrefix("/") }
+            let directories = shellDirectories.filter(SavedText.isPlainAbsolutePath)
             var windows = decodeWindows(coder)[...]
             for launch in terminal.launches(directories: directories.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : directories) {
                 plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments))

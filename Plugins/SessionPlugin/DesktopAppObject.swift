@@ -21,7 +21,7 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
         restorationIdentifier = desktopID
         let isTerminal = TerminalEmulator.find(desktopID: desktopID, executable: entry?.exec?.program) != nil
         self.instances = instances.enumerated().map { index, app in
-            AppInstanceObject(index: index, app: app, isTerminal: isTerminal, windows: (windows[app.pid] ?? []).map(\.placement))
+            AppInstanceObject(index: index, app: app, entry: entry, isTerminal: isTerminal, windows: (windows[app.pid] ?? []).map(\.placement))
         }
     }
 

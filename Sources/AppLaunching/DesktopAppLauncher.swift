@@ -2,6 +2,7 @@ public import DesktopEntries
 import Foundation
 public import RestoredDBus
 public import RestoredLaunch
+import SavedText
 import SystemPackage
 
 /// Starts apps from their desktop entries the way the Desktop Entry
@@ -54,7 +55,8 @@ public struct DesktopAppLauncher: Sendable {
             throw LaunchError("\(entry.id): \(program) is not installed (not found in PATH=\(path))")
         }
         // %f and %F take paths; %u and %U take paths or URLs (the spec allows both).
-        let files = exec.takesURLs ? launch.items : launch.items.filter { !$0.contains("://") }
+        let items = launch.items.filter { Self.mayOpen($0, with: entry) }
+        let files = exec.takesURLs ? items : items.filter { !$0.contains("://") }
         let arguments = launch.arguments.map { [program] + $0 } ?? exec.expanded(files: exec.takesSeveral ? files : Array(files.prefix(1)), entry: entry)
         let directory = [launch.directory, entry.workingDirectory].compactMap { $0 }.first { Self.isDirectory($0) }
         let applicationID = entry.id.hasSuffix(".desktop") ? String(entry.id.dropLast(8)) : entry.id
@@ -71,9 +73,37 @@ public struct DesktopAppLauncher: Sendable {
         }
     }
 
+    /// The URL schemes an app is reopened with: those that name a
+    /// document where it lives. Any other (`javascript:`, an app's own
+    /// `x-scheme-handler` that acts on what the URL says) is not given
+    /// back from an archive.
+    public static let reopenedSchemes: Set<String> = ["file", "http", "https", "ftp", "ftps", "sftp", "smb", "dav", "davs", "nfs", "webdav", "webdavs"]
+
+    /// Programs that run a file they are given instead of showing it
+    /// (shells, interpreters, runtimes, openers that pick a program by the
+    /// file): an entry whose `Exec` starts one is reopened without files.
+    public static let programsRunningFiles: Set<String> = [
+        "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "env", "python", "python2", "python3", "perl", "ruby",
+        "node", "nodejs", "php", "lua", "tclsh", "wish", "java", "wine", "mono", "dotnet", "xdg-open", "gio", "exo-open", "kde-open", "kde-open5",
+    ]
+
+    /// Whether `item` (a file or URL from an archive: untrusted) may be
+    /// given to `entry`'s app when it is reopened: a plain absolute path
+    /// or a URL of ``reopenedSchemes``, with no control character and not
+    /// an option, and never to a program that would run it
+    /// (``programsRunningFiles``). The one rule, at the save and at the
+    /// restore.
+    public static func mayOpen(_ item: String, with entry: DesktopEntry) -> Bool {
+        let program = entry.exec.map { $0.program.split(separator: "/").last.map(String.init) ?? $0.program } ?? ""
+        guard !programsRunningFiles.contains(program), SavedText.isPrintable(item), !item.hasPrefix("-") else { return false }
+        if item.hasPrefix("/") { return !item.contains("://") }
+        guard let separator = item.range(of: "://") else { return false }
+        return reopenedSchemes.contains(item[..<separator.lowerBound].lowercased())
+    }
+
     private func activate(_ launch: DesktopLaunch, on connection: DBusConnection) async throws(LaunchError) -> DesktopLaunchResult {
         let (name, path) = Self.busName(of: launch.entry)
-        let uris = launch.items.map { $0.contains("://") ? $0 : URL(fileURLWithPath: $0).absoluteString }
+        let uris = launch.items.filter { Self.mayOpen($0, with: launch.entry) }.map { $0.contains("://") ? $0 : URL(fileURLWithPath: $0).absoluteString }
         let platformData = DBusValue.properties([])
         do {
             _ = try await connection.call(

@@ -16,6 +16,10 @@ extension NeovimSession {
         var problems: [String] = []
         if !Self.isPlainPath(directory) {
             problems.append("\(directory) is no absolute path: the directory is not changed")
+        } else if directory.contains("$") {
+            // nvim_set_current_dir expands environment variables in its
+            // argument (as :cd does), with no way to escape them.
+            problems.append("\(directory) holds a $, which Neovim would read as a variable: the directory is not changed")
         } else {
             do {
                 _ = try client.call("nvim_set_current_dir", [.string(directory)])

@@ -96,6 +96,8 @@ extension NeovimSession {
     /// names no URL scheme (`://`), so opening it reads a file and starts
     /// no handler.
     public static func isPlainPath(_ name: String) -> Bool {
+        // Names travel as API arguments: a newline or a quote in one is
+        // inert, so only a handler's `scheme://` is refused.
         name.hasPrefix("/") && !name.contains("://")
     }
 

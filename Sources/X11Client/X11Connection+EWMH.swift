@@ -19,8 +19,9 @@ extension X11Connection {
     /// (`_NET_MOVERESIZE_WINDOW`, north-west gravity, as a pager asks).
     public func place(_ window: UInt32, at placement: WindowPlacement) throws(X11Error) {
         let fromPager: UInt32 = 2
-        if let desktop = placement.desktop {
-            try sendClientMessage("_NET_WM_DESKTOP", about: window, data: [UInt32(desktop), fromPager])
+        // A desktop no 32-bit value holds (a hostile archive's) is not asked for.
+        if let desktop = placement.desktop.flatMap(UInt32.init(exactly:)) {
+            try sendClientMessage("_NET_WM_DESKTOP", about: window, data: [desktop, fromPager])
         }
         // Gravity 1 (north-west), x, y, width and height given (bits 8-11), from a pager (bits 12-15).
         let flags: UInt32 = 1 | 0xF00 | fromPager << 12
