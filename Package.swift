@@ -409,6 +409,7 @@ let package = Package(
                 "RestoredDBus",
                 "RestoredTestSupport",
                 "TmuxControl",
+                .product(name: "RestorationKit", package: "SDK"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,277 @@
+import Foundation
+import RestoredArchive
+import RestoredState
+import RestoredTestSupport
+import SystemPackage
+import Testing
+import TmuxControl
+
+/// Archives written by an attacker, and strings planted by any program
+/// (a pane title set with OSC 2), replayed through the real daemon with
+/// the built tmux plugin, a real tmux and a real Neovim: nothing they
+/// hold runs, and the restore still does what it can (the README's
+/// "Security").
+@Suite struct HostileArchiveTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+    static let appID = "org.restored.Tmux"
+
+    /// Strings for every interpreter on the way, each running
+    /// `touch MARKER-N` if it ever ran: tmux formats (`#()`, `#{}`, a
+    /// trailing `;`), the shell (`$()`, backticks, quotes, `;`), Neovim
+    /// (`+cmd`, `term://`, `:!`), desktop entries' field codes, systemd's
+    /// `$` and `${}`, and control characters a terminal or line editor
+    /// acts on (`^U`, CR, newline, OSC, C1 CSI).
+    static func payloads(marker: String) -> [String] {
+        let printable = "+!touch \(marker)-1 #(touch \(marker)-2) #{pane_id} $(touch \(marker)-3) `touch \(marker)-4` '; touch \(marker)-5; ' \"; touch \(marker)-6; \" |!touch \(marker)-7 %f %k ${HOME} $HOME a ; run-shell 'touch \(marker)-8' ;"
+        let control = "x\u{15}touch \(marker)-9\r\ntouch \(marker)-10\n\u{1b}]2;#(touch \(marker)-11)\u{7}\u{9b}2J\u{1b}[6n"
+        return [printable, "term://touch \(marker)-12", ":!touch \(marker)-13", control]
+    }
+
+    /// One place in an archive that holds a string: where, and the archive
+    /// with `text` there instead.
+    struct Slot {
+        let label: String
+        let replacing: (String) -> Archive
+    }
+
+    /// Every string of `archive`'s objects (values, inside arrays and
+    /// dictionaries too) and every identifier of their paths.
+    static func slots(of archive: Archive) throws -> [Slot] {
+        var slots: [Slot] = []
+        for (index, object) in archive.objects.enumerated() {
+            let entries = try StateContainerReader.decodeEntries(object.state)
+            for (position, entry) in entries.enumerated() {
+                for (label, replace) in strings(in: entry.value, at: "\(object.path) \(entry.key)") {
+                    slots.append(Slot(label: label) { text in
+                        var copy = archive, changed = entries
+                        changed[position].value = replace(text)
+                        copy.objects[index].state = StateContainerWriter.encode(changed)
+                        return copy
+                    })
+                }
+            }
+            // Its own identifier, in its path and its descendants'.
+            let depth = object.path.depth
+            slots.append(Slot(label: "\(object.path) identifier") { text in
+                var copy = archive
+                for other in copy.objects.indices where copy.objects[other].path.components.starts(with: object.path.components) {
+                    copy.objects[other].path.components[depth - 1].identifier = text
+                }
+                return copy
+            })
+        }
+        return slots
+    }
+
+    private static func strings(in value: StoredValue, at label: String) -> [(String, (String) -> StoredValue)] {
+        switch value {
+        case .string: return [(label, { .string($0) })]
+        case .array(let items):
+            return items.indices.flatMap { index in
+                strings(in: items[index], at: "\(label)[\(index)]").map { inner, replace in
+                    (inner, { text in var copy = items; copy[index] = replace(text); return .array(copy) })
+                }
+            }
+        case .dictionary(let entries):
+            return entries.indices.flatMap { index in
+                strings(in: entries[index].value, at: "\(label).\(entries[index].key)").map { inner, replace in
+                    (inner, { text in var copy = entries; copy[index].value = replace(text); return .dictionary(copy) })
+                }
+            }
+        default: return []
+        }
+    }
+
+    @Test("Every string of a tmux archive (names, directories, titles, layouts, the program's arguments, Neovim's directory and files, every path identifier), replaced by payloads for tmux, the shell, Neovim, field codes, systemd and the terminal, restores through the daemon and runs nothing; what is untouched still comes back")
+    func hostileTmuxArchive() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let root = environment.bus.directory.path
+        let tmuxDirectory = try TmuxPluginTests.tmuxDirectory(in: environment)
+        let server = try TmuxPluginTests.server("default", in: tmuxDirectory)
+        defer { _ = try? server.run(["kill-server"]) }
+        let project = root + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        try "one\ntwo\n".write(toFile: project + "/notes.txt", atomically: true, encoding: .utf8)
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "work", "-n", "edit", "-c", project, "-x", "120", "-y", "40"],
+            ["split-window", "-h", "-t", "=work:0", "-c", project],
+            ["select-pane", "-t", "=work:0.1", "-T", "build"],
+            ["send-keys", "-t", "=work:0.0", "nvim notes.txt", "Enter"],
+        ])
+        let editorPane = try #require(try TmuxSnapshot.read(from: server).sessions.first?.windows.first?.panes.first)
+        _ = try await TmuxPluginTests.neovim(in: editorPane.pid)
+
+        var variables = TmuxPluginTests.shellEnvironment(tmuxDirectory)
+        variables["XDG_RUNTIME_DIR"] = root
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+        let file = environment.state + "/\(Self.appID)/archive"
+        let saved = try ArchiveCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+        let slots = try Self.slots(of: saved)
+        // Names, directories, title, layout, program, Neovim's state and the identifiers at least.
+        #expect(slots.count >= 15, "\(slots.map(\.label))")
+
+        let markers = root + "/ran"
+        try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
+        var labels: [String: String] = [:]
+        for (slotIndex, slot) in slots.enumerated() {
+            labels["\(slotIndex)"] = slot.label
+            for (payloadIndex, payload) in Self.payloads(marker: "\(markers)/\(slotIndex)").enumerated() {
+                // As it is, and as an absolute path (directories and files must be one to be used at all).
+                for (variant, text) in [payload, project + "/" + payload].enumerated() {
+                    var archive = slot.replacing(text)
+                    archive.restoreAttempts = 0
+                    try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+                    _ = try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)])
+                    // What was not touched still comes back: the session, unless its
+                    // name, its server's or its only window's identifier was replaced.
+                    let replacedName = slot.label.hasSuffix("identifier") && saved.objects.first { "\($0.path) identifier" == slot.label }.map { $0.path.depth <= 3 } == true
+                    if !replacedName {
+                        #expect((try? server.run(["has-session", "-t", "=work"])) != nil, "\(slot.label) <- \(variant) \(payload.debugDescription): \(environment.log("restored.log").suffix(2000))")
+                    }
+                    if slot.label.hasSuffix(" title"), variant == 0, payloadIndex == 0 {
+                        // A printable title comes back exactly as it was given.
+                        #expect(try server.run(["display-message", "-p", "-t", "=work:0.1", "#{pane_title}"]) == payload + "\n")
+                    }
+                    // The typed line and #() jobs run at once if they run at all.
+                    try await Task.sleep(for: .milliseconds(150))
+                    _ = try? server.run(["kill-server"])
+                }
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        let ran = try FileManager.default.contentsOfDirectory(atPath: markers)
+        #expect(ran.isEmpty, "ran: \(ran.map { "\($0): \(labels[String($0.split(separator: "-")[0])] ?? "?")" })")
+        // No one-use script was left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix("restored-tmux-program-") }.isEmpty)
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("A pane title set with OSC 2 by a program in a real pane, holding #(...) and $(...), is saved and comes back exactly, and runs nothing")
+    func titleFromTheTerminal() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let root = environment.bus.directory.path
+        let tmuxDirectory = try TmuxPluginTests.tmuxDirectory(in: environment)
+        let server = try TmuxPluginTests.server("default", in: tmuxDirectory)
+        defer { _ = try? server.run(["kill-server"]) }
+        let marker = root + "/ran"
+        let title = "#(touch \(marker)-1)x $(touch \(marker)-2) ##{pane_id}"
+        try title.write(toFile: root + "/title", atomically: true, encoding: .utf8)
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "work", "-x", "100", "-y", "30"], ["split-window", "-h", "-t", "=work:0"],
+            // As `cat` of a file, a login banner or a web page in a terminal browser would.
+            ["send-keys", "-t", "=work:0.1", "printf '\\033]2;%s\\033\\\\' \"$(cat '\(root)/title')\"", "Enter"],
+        ])
+        try await LogindInhibitorTests.eventually { (try? server.run(["display-message", "-p", "-t", "=work:0.1", "#{pane_title}"])) == title + "\n" }
+        let before = TmuxPluginTests.comparable(try TmuxSnapshot.read(from: server))
+
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: TmuxPluginTests.shellEnvironment(tmuxDirectory))
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        #expect(try server.run(["display-message", "-p", "-t", "=work:0.1", "#{pane_title}"]) == title + "\n")
+        #expect(TmuxPluginTests.comparable(try TmuxSnapshot.read(from: server)) == before)
+        try await Task.sleep(for: .seconds(1))
+        #expect(!FileManager.default.fileExists(atPath: marker + "-1"))
+        #expect(!FileManager.default.fileExists(atPath: marker + "-2"))
+        #expect(await daemon.terminated() == 0)
+    }
+}
+
+extension HostileArchiveTests {
+    @Test("The session plugin reopens an app with a file and directory whose names hold $HOME, $(...), backticks and field codes exactly as they are; an archive's options, unknown URL schemes, control characters, paths not absolute and hostile desktop ids open nothing and run nothing")
+    func hostileSessionArchive() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let tag = String(UInt32.random(in: 1 ... UInt32.max), radix: 16)
+        // Relative: file names hold no `/`. Anything run would start in the
+        // app's directory or HOME, both looked at in the end.
+        let marker = "ran"
+        let directory = root + "/dir $HOME ${HOME} $(touch \(marker)-1) %k"
+        let applications = root + "/share/applications"
+        for path in [root + "/bin", applications, directory] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        let editor = try SessionPluginTests.program("/usr/bin/tail", as: "editor-\(tag)", in: root + "/bin")
+        try "[Desktop Entry]\nType=Application\nName=Editor\nExec=\(editor) -f %F\n".write(toFile: applications + "/org.example.Editor.desktop", atomically: false, encoding: .utf8)
+        let plain = directory + "/one.txt"
+        let hostile = directory + "/$HOME ${HOME} `touch \(marker)-2` '; touch \(marker)-3; ' %f %%.txt"
+        for file in [plain, hostile] { try "x\n".write(toFile: file, atomically: false, encoding: .utf8) }
+        var variables = ProcessInfo.processInfo.environment
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables["HOME"] = root
+        let manager = try await UserManagerMock.start(on: environment.bus)
+        defer { manager.stop() }
+        let app = try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && exec \"$1\" -f \"$2\" \"$3\"", directory, editor, plain, hostile], environment: variables, log: root + "/app.log")
+        defer { app.stop() }
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        try await LogindInhibitorTests.eventually { ProcessFacts.commandLine(of: app.pid).first?.contains(tag) == true }
+        #expect(try await admin.call("Save", [.strings([SessionPluginTests.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        app.stop()
+
+        /// Restores once; the command lines and directories started, which are then stopped.
+        func restore() async throws -> [(command: [String], directory: String?)] {
+            let before = try await manager.transientUnits().count
+            #expect(try await admin.call("Restore", [.strings([SessionPluginTests.appID]), .boolean(true)]) == [.uint32(1)])
+            let units = Array(try await manager.transientUnits().dropFirst(before))
+            var started: [(command: [String], directory: String?)] = []
+            try await LogindInhibitorTests.eventually {
+                started = units.compactMap { unit in manager.spawned[unit.name].map { (ProcessFacts.commandLine(of: $0), unit.properties["WorkingDirectory"]?.stringValue) } }
+                return started.count == units.count && started.allSatisfy { $0.command.first?.contains(tag) == true }
+            }
+            for unit in units { if let pid = manager.spawned[unit.name] { kill(pid, SIGKILL) } }
+            // The next restore must find none of them running.
+            try await LogindInhibitorTests.eventually { units.allSatisfy { manager.spawned[$0.name].map { kill($0, 0) != 0 || ProcessFacts.commandLine(of: $0).isEmpty } ?? true } }
+            return started
+        }
+
+        // As saved: every name exactly, $ and all (systemd would have expanded it).
+        let exact = try await restore()
+        #expect(exact.map(\.command) == [[editor, "-f", plain, hostile]])
+        #expect(exact.map(\.directory) == [directory])
+
+        // The archive's files replaced: only plain absolute paths and document URLs reach the app.
+        let file = environment.state + "/\(SessionPluginTests.appID)/archive"
+        let saved = try ArchiveCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+        let slots = try Self.slots(of: saved)
+        let items = try #require(slots.first { $0.label.hasSuffix(" items[0]") })
+        for (text, expected) in [
+            ("-oProxyCommand=touch \(marker)-4", [editor, "-f"]), ("x-evil://touch \(marker)-5", [editor, "-f"]), ("relative $(touch \(marker)-6)", [editor, "-f"]),
+            ("\(directory)/a\nb; touch \(marker)-7", [editor, "-f"]), ("\(directory)/ok $(touch \(marker)-8)", [editor, "-f", "\(directory)/ok $(touch \(marker)-8)", hostile]),
+        ] {
+            var archive = items.replacing(text)
+            archive.restoreAttempts = 0
+            try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+            let started = try await restore()
+            #expect(started.map(\.command) == [expected.count == 2 ? expected + [hostile] : expected], "\(text.debugDescription)")
+        }
+        // Every other string, and every identifier, with every payload: nothing runs.
+        for slot in slots {
+            for (index, payload) in Self.payloads(marker: "\(marker)-slot").enumerated() {
+                for text in [payload, directory + "/" + payload] {
+                    var archive = slot.replacing(text)
+                    archive.restoreAttempts = 0
+                    try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+                    _ = try await restore()
+                    _ = index
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let ran = try (FileManager.default.contentsOfDirectory(atPath: root) + FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0.hasPrefix("ran") }
+        #expect(ran.isEmpty, "\(ran)")
+        #expect(await daemon.terminated() == 0)
+    }
+}
