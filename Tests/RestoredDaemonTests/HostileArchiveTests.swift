@@ -134,9 +134,11 @@ import TmuxControl
                     if !replacedName {
                         #expect((try? server.run(["has-session", "-t", "=work"])) != nil, "\(slot.label) <- \(variant) \(payload.debugDescription): \(environment.log("restored.log").suffix(2000))")
                     }
-                    if slot.label.hasSuffix(" title"), variant == 0, payloadIndex == 0 {
-                        // A printable title comes back exactly as it was given.
-                        #expect(try server.run(["display-message", "-p", "-t", "=work:0.1", "#{pane_title}"]) == payload + "\n")
+                    if slot.label.hasSuffix(" title"), variant == 0, payloadIndex == 0,
+                       let pane = saved.objects.first(where: { "\($0.path) title" == slot.label })?.path.components.last?.identifier {
+                        // A printable title comes back exactly as it was given, on its own pane.
+                        let title = try server.run(["display-message", "-p", "-t", "=work:0.\(pane)", "#{pane_title}"])
+                        #expect(title == payload + "\n", "pane \(pane): \(environment.log("restored.log").suffix(2000))")
                     }
                     // The typed line and #() jobs run at once if they run at all.
                     try await Task.sleep(for: .milliseconds(150))
@@ -232,8 +234,15 @@ extension HostileArchiveTests {
                 return started.count == units.count && started.allSatisfy { $0.command.first?.contains(tag) == true }
             }
             for unit in units { if let pid = manager.spawned[unit.name] { kill(pid, SIGKILL) } }
-            // The next restore must find none of them running.
-            try await LogindInhibitorTests.eventually { units.allSatisfy { manager.spawned[$0.name].map { kill($0, 0) != 0 || ProcessFacts.commandLine(of: $0).isEmpty } ?? true } }
+            // The next restore must find none of them running: each is gone or a zombie.
+            try await LogindInhibitorTests.eventually {
+                units.allSatisfy { unit in
+                    manager.spawned[unit.name].map { pid in
+                        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                        return stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+                    } ?? true
+                }
+            }
             return started
         }
 
@@ -255,7 +264,7 @@ extension HostileArchiveTests {
             archive.restoreAttempts = 0
             try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
             let started = try await restore()
-            #expect(started.map(\.command) == [expected.count == 2 ? expected + [hostile] : expected], "\(text.debugDescription)")
+            #expect(started.map(\.command) == [expected.count == 2 ? expected + [hostile] : expected], "\(text.debugDescription): \(environment.log("restored.log").suffix(3000))")
         }
         // Every other string, and every identifier, with every payload: nothing runs.
         for slot in slots {
