@@ -105,6 +105,7 @@ import TmuxControl
         var variables = TmuxPluginTests.shellEnvironment(tmuxDirectory)
         variables["XDG_RUNTIME_DIR"] = root
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        defer { daemon.stop() }
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
@@ -174,6 +175,7 @@ import TmuxControl
         let before = TmuxPluginTests.comparable(try TmuxSnapshot.read(from: server))
 
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: TmuxPluginTests.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop() }
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
@@ -216,6 +218,7 @@ extension HostileArchiveTests {
         let app = try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && exec \"$1\" -f \"$2\" \"$3\"", directory, editor, plain, hostile], environment: variables, log: root + "/app.log")
         defer { app.stop() }
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        defer { daemon.stop() }
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
