@@ -107,9 +107,10 @@ public struct ProgramPolicy: Hashable, Sendable {
     }
 
     /// `operand` as a file name no handler takes for a `scheme:` name: a
-    /// relative name with a `:` gets `./` before it.
+    /// name whose first component holds a `:` gets `./` before it. Once
+    /// written so it stays as it is, save after save.
     static func plainFileName(_ operand: String) -> String {
-        !operand.hasPrefix("/") && operand.contains(":") ? "./" + operand : operand
+        operand.prefix { $0 != "/" }.contains(":") ? "./" + operand : operand
     }
 
     /// Whether `destination` is `[user@]host` with a plain user name and a
