@@ -1,6 +1,7 @@
 import Foundation
 import RestorationKit
 import SavedText
+import SystemPackage
 import TmuxControl
 
 /// One pane of a window, by its index; its child is the program it shows,
@@ -86,10 +87,12 @@ final class PaneObject: RestorableObject, RestorationClass {
         // when this plugin keeps pane contents).
         if plugin.keepsPaneContents, let text = (try? coder.decode(String.self, forKey: "contents")) ?? nil, !text.isEmpty,
            let file = Self.writeContents(PaneContents.printable(text), plugin: plugin) {
-            // The file's path is the plugin's own, of characters no shell reads.
+            // tmux runs this with the user's default-shell, which may be
+            // fish: it only hands a constant script to /bin/sh. The file's
+            // path is the plugin's own, of characters no shell reads.
             var respawn = ["respawn-pane", "-k", "-t", target]
             if let directory { respawn += ["-c", plugin.literal(directory, for: .startDirectory, runner: window.runner)] }
-            respawn.append("cat \(file); rm -f \(file); exec \"${SHELL:-/bin/sh}\" -l")
+            respawn.append("exec /bin/sh -c 'cat \(file.string); rm -f \(file.string); exec \"${SHELL:-/bin/sh}\" -l'")
             commands.append(respawn)
         }
         // Run with the window's layout, in one tmux call per window.
@@ -99,18 +102,17 @@ final class PaneObject: RestorableObject, RestorationClass {
         return PaneObject(index: window.lastPane)
     }
 
-    /// Writes `text` to a file only the user can read, in
+    /// Writes `text` to a file only the user can read (``PaneFile``), in
     /// ``TmuxPlugin/runtimeDirectory``, for the pane to print.
-    private static func writeContents(_ text: String, plugin: TmuxPlugin) -> String? {
-        guard let directory = plugin.runtimeDirectory else {
-            plugin.context.log("no runtime directory of plain characters: the pane's text is not shown", level: .warning)
+    private static func writeContents(_ text: String, plugin: TmuxPlugin) -> FilePath? {
+        do {
+            guard let directory = plugin.runtimeDirectory else {
+                throw TmuxError("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold it")
+            }
+            return try PaneFile.create(prefix: "restored-tmux-pane", contents: text + "\n", in: directory)
+        } catch {
+            plugin.context.log("the pane's text is not shown: \(error)", level: .warning)
             return nil
         }
-        let path = directory.string + "/restored-tmux-pane-\(UInt64.random(in: 1...UInt64.max))"
-        guard FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-            plugin.context.log("cannot write \(path): the pane's text is not shown", level: .warning)
-            return nil
-        }
-        return path
     }
 }

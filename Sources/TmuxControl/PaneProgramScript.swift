@@ -11,8 +11,7 @@ public import SystemPackage
 /// ends the typed line, so that the rest of the name runs as a command.
 /// Instead the arguments go into a one-use script for `/bin/sh`, each one
 /// quoted for that shell alone (``SavedText/shellQuoted(_:)``), in a file
-/// only the user can read (made with `O_EXCL`, mode 0600, in
-/// `$XDG_RUNTIME_DIR`); what is typed is constant, ` /bin/sh PATH`, with a
+/// only the user can read (``PaneFile``, in `$XDG_RUNTIME_DIR`); what is typed is constant, ` /bin/sh PATH`, with a
 /// leading blank so that shells configured to do so keep it out of their
 /// history. The script removes itself and `exec`s the program, which so
 /// becomes a job of the pane's shell as if typed: job control, the
@@ -37,16 +36,6 @@ public struct PaneProgramScript: Sendable {
         guard !arguments.isEmpty, arguments.allSatisfy({ !$0.contains("\0") }) else {
             throw TmuxError("no command line to start, or one holding a NUL byte")
         }
-        guard directory.isAbsolute, SavedText.isTypable(directory.string) else {
-            throw TmuxError("\(directory) holds characters a shell would read; the program is not started from it")
-        }
-        let path = directory.appending("restored-tmux-program-\(String(UInt64.random(in: 1 ... UInt64.max), radix: 16))")
-        do {
-            let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: [.ownerReadWrite])
-            try file.closeAfter { _ = try file.writeAll(text(for: arguments).utf8) }
-        } catch {
-            throw TmuxError("cannot write \(path): \(error)")
-        }
-        return PaneProgramScript(path: path)
+        return PaneProgramScript(path: try PaneFile.create(prefix: "restored-tmux-program", contents: text(for: arguments), in: directory))
     }
 }
