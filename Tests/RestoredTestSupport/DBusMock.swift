@@ -22,7 +22,11 @@ public final class DBusMock {
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment.merge(extra) { _, new in new }
-        let process = try ChildProcess(python, ["-m", "dbusmock"] + arguments, environment: environment, log: bus.directory.appendingPathComponent(log).path)
+        // Every call the mock answers is logged: to a file, as nobody reads
+        // its standard output, whose pipe would fill after a few hundred
+        // calls and stop the mock in mid-answer.
+        let logPath = bus.directory.appendingPathComponent(log).path
+        let process = try ChildProcess(python, ["-m", "dbusmock", "--logfile", logPath + ".calls"] + arguments, environment: environment, log: logPath)
         let control = try await bus.connect()
         let deadline = ContinuousClock.now + .seconds(30)
         while await control.owner(of: name) == nil {
