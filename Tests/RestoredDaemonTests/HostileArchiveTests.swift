@@ -82,7 +82,7 @@ import TmuxControl
         }
     }
 
-    @Test("Every string of a tmux archive (names, directories, titles, layouts, the program's arguments, Neovim's directory and files, every path identifier), replaced by payloads for tmux, the shell, Neovim, field codes, systemd and the terminal, restores through the daemon and runs nothing; what is untouched still comes back")
+    @Test("Every string of a tmux archive (names, directories, titles, layouts, the panes' text, the program's arguments, Neovim's directory and files, every path identifier), replaced by payloads for tmux, the shell, Neovim, field codes, systemd and the terminal, restores through the daemon and runs nothing; what is untouched still comes back")
     func hostileTmuxArchive() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
@@ -104,7 +104,9 @@ import TmuxControl
 
         var variables = TmuxPluginTests.shellEnvironment(tmuxDirectory)
         variables["XDG_RUNTIME_DIR"] = root
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        // With the panes' text kept, so that it is one of the strings replaced.
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(Self.appID):pane-contents=true"], environment: variables)
         defer { daemon.stop() }
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
@@ -116,6 +118,7 @@ import TmuxControl
         let slots = try Self.slots(of: saved)
         // Names, directories, title, layout, program, Neovim's state and the identifiers at least.
         #expect(slots.count >= 15, "\(slots.map(\.label))")
+        #expect(slots.contains { $0.label.hasSuffix(" contents") }, "\(slots.map(\.label))")
 
         let markers = root + "/ran"
         try FileManager.default.createDirectory(atPath: markers, withIntermediateDirectories: true)
@@ -192,7 +195,7 @@ import TmuxControl
 }
 
 extension HostileArchiveTests {
-    @Test("The session plugin reopens an app with a file and directory whose names hold $HOME, $(...), backticks and field codes exactly as they are; an archive's options, unknown URL schemes, control characters, paths not absolute and hostile desktop ids open nothing and run nothing")
+    @Test("The session plugin reopens an app with a file and directory whose names hold $HOME, $(...), backticks and field codes exactly as they are, and a terminal in its directory through its own option; an archive's options, unknown URL schemes, control characters, paths not absolute, hostile terminal directories and hostile desktop ids open nothing and run nothing")
     func hostileSessionArchive() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
@@ -217,14 +220,26 @@ extension HostileArchiveTests {
         defer { manager.stop() }
         let app = try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && exec \"$1\" -f \"$2\" \"$3\"", directory, editor, plain, hostile], environment: variables, log: root + "/app.log")
         defer { app.stop() }
+        // A terminal as far as the plugin can tell (its program is named
+        // kitty): it notes the arguments of each launch, then sleeps.
+        let sleeper = try SessionPluginTests.program("/bin/sleep", as: "term-\(tag)", in: root + "/bin")
+        let launches = root + "/terminal-launches"
+        try "#!/bin/sh\nprintf '%s\\037' \"$@\" >> '\(launches)'\necho >> '\(launches)'\nexec '\(sleeper)' 3000\n".write(toFile: root + "/bin/kitty", atomically: false, encoding: .utf8)
+        chmod(root + "/bin/kitty", 0o755)
+        let terminalEntry = applications + "/org.example.Term.desktop"
+        try "[Desktop Entry]\nType=Application\nName=Term\nExec=\(root)/bin/kitty\n".write(toFile: terminalEntry, atomically: false, encoding: .utf8)
+        let terminal = try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && export GIO_LAUNCHED_DESKTOP_FILE=\"$1\" GIO_LAUNCHED_DESKTOP_FILE_PID=$$ && exec \"$2\" 3000", directory, terminalEntry, sleeper],
+                                        environment: variables, log: root + "/terminal.log")
+        defer { terminal.stop() }
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
         defer { daemon.stop() }
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
-        try await LogindInhibitorTests.eventually { ProcessFacts.commandLine(of: app.pid).first?.contains(tag) == true }
+        try await LogindInhibitorTests.eventually { [app, terminal].allSatisfy { ProcessFacts.commandLine(of: $0.pid).first?.contains(tag) == true } }
         #expect(try await admin.call("Save", [.strings([SessionPluginTests.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
         app.stop()
+        terminal.stop()
 
         /// Restores once; the command lines and directories started, which are then stopped.
         func restore() async throws -> [(command: [String], directory: String?)] {
@@ -250,9 +265,11 @@ extension HostileArchiveTests {
         }
 
         // As saved: every name exactly, $ and all (systemd would have expanded it).
-        let exact = try await restore()
+        let exact = try await restore().filter { $0.command.first == editor }
         #expect(exact.map(\.command) == [[editor, "-f", plain, hostile]])
         #expect(exact.map(\.directory) == [directory])
+        // The terminal: its window in the directory it ran in, through its own option.
+        #expect(try String(contentsOfFile: launches, encoding: .utf8) == "--directory\u{1F}\(directory)\u{1F}\n")
 
         // The archive's files replaced: only plain absolute paths and document URLs reach the app.
         let file = environment.state + "/\(SessionPluginTests.appID)/archive"
@@ -269,10 +286,31 @@ extension HostileArchiveTests {
             // Under load the previous instance, killed but not yet reaped by
             // the user manager mock, may still count as running (then nothing
             // starts); whatever starts holds only what the rule lets through.
-            let started = try await restore()
+            let started = try await restore().filter { $0.command.first == editor }
             let command = expected.count == 2 ? expected + [hostile] : expected
             #expect(started.allSatisfy { $0.command == command }, "\(text.debugDescription): \(started) \(environment.log("restored.log").suffix(3000))")
         }
+        // The terminal's shell directories replaced: only plain absolute
+        // paths reach its option, each one window.
+        let terminalObject = try #require(saved.objects.firstIndex { $0.path.components.map(\.identifier) == ["org.example.Term.desktop", "0"] })
+        for (index, payload) in Self.payloads(marker: "\(marker)-term").enumerated() {
+            let directories = [directory + "/" + payload, payload, directory]
+            var archive = saved
+            var entries = try StateContainerReader.decodeEntries(archive.objects[terminalObject].state)
+            entries.removeAll { $0.key == "shell-directories" }
+            entries.append(StoredEntry(key: "shell-directories", value: .array(directories.map { .string($0) })))
+            archive.objects[terminalObject].state = StateContainerWriter.encode(entries)
+            archive.restoreAttempts = 0
+            try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+            try? FileManager.default.removeItem(atPath: launches)
+            _ = try await restore()
+            // The printable payload and Neovim's `:!` as absolute paths are plain directories;
+            // `term://` and control characters are not.
+            let accepted = [0, 2].contains(index) ? [directory + "/" + payload, directory] : [directory]
+            let launched = ((try? String(contentsOfFile: launches, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            #expect(Set(launched).isSubset(of: accepted.map { "--directory\u{1F}\($0)\u{1F}" }), "\(payload.debugDescription): \(launched)")
+        }
+
         // Every other string, and every identifier, with every payload: nothing runs.
         for slot in slots {
             for (index, payload) in Self.payloads(marker: "\(marker)-slot").enumerated() {
