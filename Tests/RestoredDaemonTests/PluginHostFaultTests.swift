@@ -101,8 +101,10 @@ import Testing
         let detail = try #require(Self.faults.first { $0.fault == fault }?.detail)
         let environment = try await Environment.make()
         try environment.addPlugin("TestFaultyPlugin")
-        // A 2 s budget leaves a 1.6 s deadline for the endless loop.
-        try await environment.logind.setProperty("InhibitDelayMaxUSec", .uint64(2_000_000))
+        // A 2 s budget leaves a 1.6 s deadline for the endless loop. The
+        // leak needs time to fill its memory limit, which a loaded 2-core
+        // machine stretches past that deadline: it gets 10 s.
+        try await environment.logind.setProperty("InhibitDelayMaxUSec", .uint64(fault == "leak" ? 10_000_000 : 2_000_000))
         let daemon = try environment.startDaemon(log: "restored.log", arguments: [
             "--autosave-interval", "0", "--plugin-memory-limit", "256", "--option", "\(Self.faulty):fault=\(fault)",
         ])
