@@ -28,9 +28,13 @@ public struct PluginLoader: Sendable {
     }
 
     /// `RESTORED_PLUGIN_PATH` (colon-separated), then
-    /// `$XDG_DATA_HOME/restored/plugins` (default `~/.local/share`),
-    /// `/usr/local/lib/restored/plugins` and `/usr/lib/restored/plugins`.
-    public static func searchPath(environment: [String: String]) -> [FilePath] {
+    /// `$XDG_DATA_HOME/restored/plugins` (default `~/.local/share`), the
+    /// plugin directory of the prefix `executable` is installed under
+    /// (``installedPluginDirectory(executable:)``: `PREFIX=~/.local
+    /// scripts/install` works for one user), `/usr/local/lib/restored/plugins`
+    /// and `/usr/lib/restored/plugins`, each once. restored, restored-ctl
+    /// (`doctor`) and restored-demo search the same directories.
+    public static func searchPath(environment: [String: String], executable: FilePath? = runningExecutable()) -> [FilePath] {
         var directories: [FilePath] = []
         if let custom = environment["RESTORED_PLUGIN_PATH"] {
             directories += custom.split(separator: ":").map { FilePath(String($0)) }
@@ -40,15 +44,32 @@ public struct PluginLoader: Sendable {
         } else if let home = environment["HOME"] {
             directories.append(FilePath(home).appending(".local/share/restored/plugins"))
         }
-        directories.append("/usr/local/lib/restored/plugins")
-        directories.append("/usr/lib/restored/plugins")
+        if let installed = executable.flatMap(installedPluginDirectory(executable:)) { directories.append(installed) }
+        for system in ["/usr/local/lib/restored/plugins", "/usr/lib/restored/plugins"] as [FilePath] where !directories.contains(system) {
+            directories.append(system)
+        }
         return directories
+    }
+
+    /// `PREFIX/lib/restored/plugins` for an executable installed as
+    /// `PREFIX/bin/NAME` (where `scripts/install` puts the plugins, and
+    /// what `restored-plugin.pc` names `plugindir`); nil for one that is
+    /// not in a `bin` directory, as in a build directory.
+    public static func installedPluginDirectory(executable: FilePath) -> FilePath? {
+        let directory = executable.removingLastComponent()
+        guard directory.lastComponent?.string == "bin" else { return nil }
+        return directory.removingLastComponent().appending("lib/restored/plugins")
+    }
+
+    /// The running program's path (`/proc/self/exe`), or nil.
+    public static func runningExecutable() -> FilePath? {
+        try? realPath("/proc/self/exe")
     }
 
     /// `libRestorationKit.so` beside the running executable, if it is there;
     /// otherwise nil, and the dynamic linker's search path applies.
     public static func defaultSDKRuntime() -> FilePath? {
-        guard let executable = try? realPath("/proc/self/exe") else { return nil }
+        guard let executable = runningExecutable() else { return nil }
         let candidate = executable.removingLastComponent().appending(sdkRuntimeName)
         return access(candidate.string, R_OK) == 0 ? candidate : nil
     }

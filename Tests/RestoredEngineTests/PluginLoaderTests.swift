@@ -123,13 +123,20 @@ import Testing
         #expect(catalog.plugins.count == 1)
     }
 
-    @Test("The search path: RESTORED_PLUGIN_PATH first, then the user's and the system's directories")
+    @Test("The search path: RESTORED_PLUGIN_PATH first, then the user's, the install prefix's and the system's directories, each once")
     func searchPath() {
-        let path = PluginLoader.searchPath(environment: [
-            "RESTORED_PLUGIN_PATH": "/opt/a:/opt/b", "XDG_DATA_HOME": "/home/u/.data", "HOME": "/home/u",
+        let environment = ["RESTORED_PLUGIN_PATH": "/opt/a:/opt/b", "XDG_DATA_HOME": "/home/u/.data", "HOME": "/home/u"]
+        let path = PluginLoader.searchPath(environment: environment, executable: "/home/u/.local/bin/restored")
+        #expect(path.map(\.string) == [
+            "/opt/a", "/opt/b", "/home/u/.data/restored/plugins", "/home/u/.local/lib/restored/plugins", "/usr/local/lib/restored/plugins", "/usr/lib/restored/plugins",
         ])
-        #expect(path.map(\.string) == ["/opt/a", "/opt/b", "/home/u/.data/restored/plugins", "/usr/local/lib/restored/plugins", "/usr/lib/restored/plugins"])
-        #expect(PluginLoader.searchPath(environment: ["HOME": "/home/u"]).first?.string == "/home/u/.local/share/restored/plugins")
+        // Installed in /usr/local or /usr: its directory is the system's, named once.
+        #expect(PluginLoader.searchPath(environment: environment, executable: "/usr/local/bin/restored").map(\.string) == [
+            "/opt/a", "/opt/b", "/home/u/.data/restored/plugins", "/usr/local/lib/restored/plugins", "/usr/lib/restored/plugins",
+        ])
+        // A build directory is no install prefix.
+        #expect(PluginLoader.searchPath(environment: environment, executable: "/src/restored/.build/debug/restored").count == 5)
+        #expect(PluginLoader.searchPath(environment: ["HOME": "/home/u"], executable: nil).first?.string == "/home/u/.local/share/restored/plugins")
     }
 
     @Test("A missing plugin directory is skipped quietly")

@@ -170,6 +170,22 @@ struct InstallLayoutTests {
         }
     }
 
+    @Test("Installed under any prefix, the plugins scripts/install put in PREFIX/lib/restored/plugins are searched: restored-ctl doctor loads them from there, as restored does (one search path)")
+    func pluginsOfThePrefix() async throws {
+        try await Self.withInstallation { destination, directory, _ in
+            let root = destination + Self.prefix
+            var environment = ProcessInfo.processInfo.environment
+            environment["HOME"] = directory.appending("home")
+            environment["XDG_DATA_HOME"] = directory.appending("data")
+            environment["XDG_STATE_HOME"] = directory.appending("state")
+            environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.appending("no-bus"))"
+            environment.removeValue(forKey: "RESTORED_PLUGIN_PATH")
+            let doctor = try await CompletedCommand.run("\(root)/bin/restored-ctl", ["doctor"], environment: environment, in: URL(fileURLWithPath: directory.path))
+            #expect(doctor.output.contains("[ok]      plugin directory \(root)/lib/restored/plugins: 2 plugins load, 0 refused"), "\(doctor.output)\(doctor.error)")
+            #expect(doctor.output.contains("plugin \(root)/lib/restored/plugins/libTmuxPlugin.so: loads in its plugin host; serves org.restored.Tmux"), "\(doctor.output)")
+        }
+    }
+
     @Test("installed restored and restored-ctl find libRestorationKit.so in PREFIX/lib/restored")
     func daemonFindsRuntime() async throws {
         guard let ldd = UnitFileTests.findExecutable("ldd") else {
