@@ -145,3 +145,36 @@ import Testing
         #expect(UnitName.escape(".hidden é") == "\\x2ehidden\\x20\\xc3\\xa9")
     }
 }
+
+/// The launcher against a real systemd user manager (``UserManager``),
+/// where what matters is what systemd itself does with a launch.
+@Suite struct RealUserManagerLaunchTests {
+    @Test("A real systemd --user starts the program with every argument as it was ($HOME, ${HOME}, a lone $, $(...), %h kept), in its directory, outside any seccomp filter, in app.slice", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func argumentsAsTheyWere() async throws {
+        let manager = try await UserManager()
+        defer { manager.stop() }
+        let connection = try await DBusConnection.connect(to: .address(manager.busAddress))
+        defer { connection.close() }
+        let directory = manager.directory + "/dir $HOME"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let recorded = manager.directory + "/argv"
+        let hostile = ["$HOME", "${HOME}", "a${HOME}b", "$", "$$", "$(touch ran)", "%h %n %%", "plain"]
+        let unit = UnitName.service(launcher: "restored", applicationID: "org.example.Recorder", random: 0xcafe)
+        let request = LaunchRequest(
+            unitName: unit, description: "recorder",
+            command: ["/bin/sh", "-c", "printf '%s\\0' \"$@\" > \"$0\"; exec sleep 3600", recorded] + hostile,
+            workingDirectory: FilePath(directory)
+        )
+        #expect(try await UserUnitLauncher(connection: connection, environment: manager.clientEnvironment).launch(request) == .unit(unit))
+        try await UserUnitLauncherTests.eventually { FileManager.default.fileExists(atPath: recorded) && ((try? Data(contentsOf: URL(fileURLWithPath: recorded)))?.count ?? 0) > 0 }
+        let argv = try Data(contentsOf: URL(fileURLWithPath: recorded)).split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+        #expect(argv == hostile)
+        let status = try await manager.systemctl(["show", "-p", "MainPID", "-p", "ControlGroup", "--value", unit])
+        let lines = status.output.split(separator: "\n").map(String.init)
+        let pid = try #require(lines.first.flatMap { Int32($0) })
+        #expect(UserUnitLauncherTests.cwd(of: pid) == directory)
+        #expect(ProcessFacts.seccomp(of: pid) == "0")
+        #expect(lines.last?.contains("/app.slice/\(unit)") == true, "\(lines)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/ran"))
+    }
+}

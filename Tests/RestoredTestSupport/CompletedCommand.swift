@@ -22,6 +22,12 @@ public struct CompletedCommand: Sendable {
         return try result.get()
     }
 
+    /// ``run(_:_:environment:in:)`` on the calling thread: for cleanup
+    /// code that cannot wait asynchronously (a `deinit`).
+    public static func runNow(_ path: String, _ arguments: [String], environment: [String: String], in directory: URL) throws -> CompletedCommand {
+        try runBlocking(path, arguments, environment: environment, in: directory)
+    }
+
     private static func runBlocking(_ path: String, _ arguments: [String], environment: [String: String], in directory: URL) throws -> CompletedCommand {
         let name = UUID().uuidString
         let outputFile = directory.appendingPathComponent("\(name).out").path

@@ -23,4 +23,19 @@ public enum ProcessFacts {
         let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         return status?.split(separator: "\n").first { $0.hasPrefix("Seccomp:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
     }
+
+    /// Its state letter from `/proc/PID/stat` (`R`, `S`, `Z` for a zombie
+    /// ...), or nil when it is gone.
+    public static func state(of pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+    }
+
+    /// The children of `pid` (every thread's).
+    public static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        }
+    }
 }
