@@ -46,6 +46,8 @@ struct UnitFileTests {
         #expect(service["WatchdogSec"] == ["30s"])
         #expect(service["Restart"] == ["on-failure"])
         #expect(service["TimeoutStopSec"] == ["20s"])
+        // The plugin hosts must live through the SIGTERM of a stop: they do its save.
+        #expect(service["KillMode"] == ["mixed"])
         #expect(service["NoNewPrivileges"] == ["yes"])
         #expect(service["UMask"] == ["0077"])
         #expect(unit["Install"]?["WantedBy"] == ["default.target"])

@@ -1,0 +1,75 @@
+import Foundation
+import RestoredTestSupport
+import SystemPackage
+import Testing
+import TmuxControl
+
+/// restored installed by `scripts/install` under a prefix of the test's
+/// and run as its unit by a real systemd user manager (``UserManager``):
+/// the unit file exactly as installed, its sandbox really applied, and
+/// the unit stopped by systemd as at logout.
+@Suite struct InstalledUnitTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let configuration = URL(fileURLWithPath: BuildProducts.directory).lastPathComponent == "release" ? "release" : "debug"
+
+    /// A user manager with restored installed under `PREFIX=<its directory>/prefix`
+    /// (what was built, not built again), its unit linked for the user
+    /// with its output appended to `restored.log`, and `environment` set
+    /// in the manager for its units.
+    static func installed(environment: [String: String]) async throws -> (manager: UserManager, prefix: String, log: String) {
+        let manager = try await UserManager()
+        let prefix = manager.directory + "/prefix"
+        var variables = ProcessInfo.processInfo.environment
+        variables["PREFIX"] = prefix
+        variables["CONFIGURATION"] = configuration
+        variables["RESTORED_SKIP_BUILD"] = "1"
+        let install = try await CompletedCommand.run("/bin/bash", ["\(repository)/scripts/install"], environment: variables, in: URL(fileURLWithPath: manager.directory))
+        try #require(install.status == 0, "scripts/install: \(install.output)\(install.error)")
+        let log = manager.directory + "/restored.log"
+        try FileManager.default.createDirectory(atPath: manager.unitDirectory + "/restored.service.d", withIntermediateDirectories: true)
+        try "[Service]\nStandardOutput=append:\(log)\nStandardError=append:\(log)\n".write(toFile: manager.unitDirectory + "/restored.service.d/log.conf", atomically: true, encoding: .utf8)
+        try await manager.systemctl(["link", prefix + "/lib/systemd/user/restored.service"])
+        try await manager.systemctl(["set-environment"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+        try await manager.systemctl(["daemon-reload"])
+        return (manager, prefix, log)
+    }
+
+    @Test("systemctl --user stop restored (a logout, an upgrade) saves every app: the plugin hosts live until the save is done, and restored and its hosts run under the unit's seccomp filter", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func stopSaves() async throws {
+        let tmuxRun = FileManager.default.temporaryDirectory.appendingPathComponent("restored-tmux-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: tmuxRun + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: tmuxRun) }
+        let (manager, prefix, log) = try await Self.installed(environment: ["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh"])
+        defer { manager.stop() }
+        var tmuxEnvironment = ProcessInfo.processInfo.environment
+        tmuxEnvironment.merge(["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh", "HOME": manager.home]) { _, new in new }
+        let server = try #require(TmuxRunner(socket: FilePath(tmuxRun + "/tmux-\(getuid())/default"), environment: tmuxEnvironment))
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work", "-x", "100", "-y", "30"])
+
+        let start = try await manager.systemctl(["start", "restored.service"])
+        #expect(start.status == 0, "\(start.error) \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let shown = try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"])
+        let pid = try #require(Int32(shown.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        // The plugins of its own prefix, each in a plugin host, all sandboxed.
+        var hosts: [Int32] = []
+        try await LogindInhibitorTests.eventually {
+            hosts = ProcessFacts.children(of: pid).filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("restored-plugin-host") == true }
+            return hosts.count == 2
+        }
+        #expect(ProcessFacts.seccomp(of: pid) == "2")
+        #expect(hosts.map(ProcessFacts.seccomp) == ["2", "2"])
+        #expect(hosts.allSatisfy { ProcessFacts.commandLine(of: $0).last?.hasPrefix(prefix + "/lib/restored/plugins/") == true })
+
+        // What a logout and every package upgrade do.
+        let stop = try await manager.systemctl(["stop", "restored.service"])
+        #expect(stop.status == 0)
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("saved org.restored.Tmux"), "\(text)")
+        #expect(!text.contains("crashed with SIGTERM"), "\(text)")
+        #expect(FileManager.default.fileExists(atPath: manager.home + "/.local/state/restored/org.restored.Tmux/archive"), "\(text)")
+        // Nothing of the unit is left.
+        #expect(hosts.allSatisfy { kill($0, 0) != 0 || ProcessFacts.state(of: $0) == "Z" })
+    }
+}
