@@ -1,4 +1,7 @@
 import Foundation
+import RestoredArchive
+import RestoredDBus
+import RestoredLaunch
 import RestoredTestSupport
 import SystemPackage
 import Testing
@@ -71,5 +74,36 @@ import TmuxControl
         #expect(FileManager.default.fileExists(atPath: manager.home + "/.local/state/restored/org.restored.Tmux/archive"), "\(text)")
         // Nothing of the unit is left.
         #expect(hosts.allSatisfy { kill($0, 0) != 0 || ProcessFacts.state(of: $0) == "Z" })
+    }
+
+    @Test("A logout where the whole user manager exits at once (restored and a tmux server in its own unit stopped together) keeps the app saved before", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func managerExits() async throws {
+        let tmuxRun = FileManager.default.temporaryDirectory.appendingPathComponent("restored-tmux-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: tmuxRun + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: tmuxRun) }
+        let (manager, prefix, log) = try await Self.installed(environment: ["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh"])
+        defer { manager.stop() }
+        var tmuxEnvironment = manager.clientEnvironment
+        tmuxEnvironment.merge(["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh"]) { _, new in new }
+        let socket = tmuxRun + "/tmux-\(getuid())/default"
+        let server = try #require(TmuxRunner(socket: FilePath(socket), environment: tmuxEnvironment))
+        defer { _ = try? server.run(["kill-server"]) }
+        // The tmux server in a unit of the manager, as a restore starts it.
+        let connection = try await DBusConnection.connect(to: .address(manager.busAddress))
+        defer { connection.close() }
+        let unit = UnitName.service(launcher: "test", applicationID: "tmux")
+        _ = try await UserUnitLauncher(connection: connection, environment: tmuxEnvironment).launch(LaunchRequest(
+            unitName: unit, description: "tmux", command: [server.executable.string, "-D", "-S", socket], workingDirectory: FilePath(manager.home)))
+        try await LogindInhibitorTests.eventually { (try? server.run(["new-session", "-d", "-s", "work"])) != nil }
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+        let save = try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["save", "org.restored.Tmux"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        #expect(save.status == 0, "\(save.output)\(save.error)")
+
+        // Logout: every unit stops together, tmux's with restored's.
+        try await manager.exit()
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let archive = try ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored")).read(try AppID("org.restored.Tmux")).archive
+        #expect(archive.objects.contains { $0.path.description == "default/work" }, "\(archive.objects.map(\.path.description)) \(text)")
+        #expect(!text.contains("crashed"), "\(text)")
     }
 }
