@@ -18,10 +18,13 @@ import TmuxControl
 
     /// A user manager with restored installed under `PREFIX=<its directory>/prefix`
     /// (what was built, not built again), its unit linked for the user
-    /// with its output appended to `restored.log`, and `environment` set
-    /// in the manager for its units.
-    static func installed(environment: [String: String]) async throws -> (manager: UserManager, prefix: String, log: String) {
+    /// with its output appended to `restored.log`, and a private
+    /// `TMUX_TMPDIR` and `SHELL=/bin/sh` set in the manager for its units.
+    static func installed() async throws -> Installation {
         let manager = try await UserManager()
+        let tmuxDirectory = manager.directory + "/tmux"
+        try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let environment = ["TMUX_TMPDIR": tmuxDirectory, "SHELL": "/bin/sh"]
         let prefix = manager.directory + "/prefix"
         var variables = ProcessInfo.processInfo.environment
         variables["PREFIX"] = prefix
@@ -35,19 +38,27 @@ import TmuxControl
         try await manager.systemctl(["link", prefix + "/lib/systemd/user/restored.service"])
         try await manager.systemctl(["set-environment"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
         try await manager.systemctl(["daemon-reload"])
-        return (manager, prefix, log)
+        var tmuxEnvironment = manager.clientEnvironment
+        tmuxEnvironment.merge(environment) { _, new in new }
+        let socket = tmuxDirectory + "/tmux-\(getuid())/default"
+        let tmux = try #require(TmuxRunner(socket: FilePath(socket), environment: tmuxEnvironment))
+        return Installation(manager: manager, prefix: prefix, log: log, tmux: tmux)
+    }
+
+    /// A user manager with restored installed, and the test's tmux server
+    /// (`TMUX_TMPDIR` in the manager's directory, set for its units too).
+    struct Installation {
+        let manager: UserManager
+        let prefix: String
+        let log: String
+        let tmux: TmuxRunner
     }
 
     @Test("systemctl --user stop restored (a logout, an upgrade) saves every app: the plugin hosts live until the save is done, and restored and its hosts run under the unit's seccomp filter", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func stopSaves() async throws {
-        let tmuxRun = FileManager.default.temporaryDirectory.appendingPathComponent("restored-tmux-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: tmuxRun + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: tmuxRun) }
-        let (manager, prefix, log) = try await Self.installed(environment: ["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh"])
+        let installation = try await Self.installed()
+        let (manager, prefix, log, server) = (installation.manager, installation.prefix, installation.log, installation.tmux)
         defer { manager.stop() }
-        var tmuxEnvironment = ProcessInfo.processInfo.environment
-        tmuxEnvironment.merge(["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh", "HOME": manager.home]) { _, new in new }
-        let server = try #require(TmuxRunner(socket: FilePath(tmuxRun + "/tmux-\(getuid())/default"), environment: tmuxEnvironment))
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(["new-session", "-d", "-s", "work", "-x", "100", "-y", "30"])
 
@@ -78,22 +89,16 @@ import TmuxControl
 
     @Test("A logout where the whole user manager exits at once (restored and a tmux server in its own unit stopped together) keeps the app saved before", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func managerExits() async throws {
-        let tmuxRun = FileManager.default.temporaryDirectory.appendingPathComponent("restored-tmux-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: tmuxRun + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: tmuxRun) }
-        let (manager, prefix, log) = try await Self.installed(environment: ["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh"])
+        let installation = try await Self.installed()
+        let (manager, prefix, log, server) = (installation.manager, installation.prefix, installation.log, installation.tmux)
         defer { manager.stop() }
-        var tmuxEnvironment = manager.clientEnvironment
-        tmuxEnvironment.merge(["TMUX_TMPDIR": tmuxRun, "SHELL": "/bin/sh"]) { _, new in new }
-        let socket = tmuxRun + "/tmux-\(getuid())/default"
-        let server = try #require(TmuxRunner(socket: FilePath(socket), environment: tmuxEnvironment))
         defer { _ = try? server.run(["kill-server"]) }
         // The tmux server in a unit of the manager, as a restore starts it.
         let connection = try await DBusConnection.connect(to: .address(manager.busAddress))
         defer { connection.close() }
         let unit = UnitName.service(launcher: "test", applicationID: "tmux")
-        _ = try await UserUnitLauncher(connection: connection, environment: tmuxEnvironment).launch(LaunchRequest(
-            unitName: unit, description: "tmux", command: [server.executable.string, "-D", "-S", socket], workingDirectory: FilePath(manager.home)))
+        _ = try await UserUnitLauncher(connection: connection, environment: server.environment).launch(LaunchRequest(
+            unitName: unit, description: "tmux", command: [server.executable.string, "-D", "-S", server.socket.string], workingDirectory: FilePath(manager.home)))
         try await LogindInhibitorTests.eventually { (try? server.run(["new-session", "-d", "-s", "work"])) != nil }
         #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
         let save = try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["save", "org.restored.Tmux"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
