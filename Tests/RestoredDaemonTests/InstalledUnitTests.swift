@@ -111,4 +111,23 @@ import TmuxControl
         #expect(archive.objects.contains { $0.path.description == "default/work" }, "\(archive.objects.map(\.path.description)) \(text)")
         #expect(!text.contains("crashed"), "\(text)")
     }
+
+    @Test("A call to org.restored1 starts the unit through D-Bus activation (the installed org.restored1.service, SystemdService=restored.service), Type=notify with its watchdog", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func busActivation() async throws {
+        let installation = try await Self.installed()
+        let manager = installation.manager
+        defer { manager.stop() }
+        // Where the session bus looks for activatable services: $XDG_DATA_HOME/dbus-1/services.
+        let services = manager.home + "/.local/share/dbus-1/services"
+        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: installation.prefix + "/share/dbus-1/services/org.restored1.service", toPath: services + "/org.restored1.service")
+        try await manager.systemctl(["restart", "dbus.service"])
+        #expect(try await manager.systemctl(["is-active", "restored.service"]).output.hasPrefix("inactive"))
+
+        let status = try await CompletedCommand.run(installation.prefix + "/bin/restored-ctl", ["status"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        #expect(status.status == 0, "\(status.output)\(status.error)")
+        #expect(try await manager.systemctl(["is-active", "restored.service"]).output.hasPrefix("active"))
+        let shown = try await manager.systemctl(["show", "-p", "Type", "-p", "WatchdogUSec", "-p", "NotifyAccess", "restored.service"]).output
+        #expect(shown.contains("Type=notify") && shown.contains("WatchdogUSec=30s") && shown.contains("NotifyAccess=main"), "\(shown)")
+    }
 }

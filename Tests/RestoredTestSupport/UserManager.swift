@@ -56,8 +56,7 @@ public final class UserManager {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DBUS_") && $0.key != "NOTIFY_SOCKET" && $0.key != "INVOCATION_ID" }
-        environment["XDG_RUNTIME_DIR"] = directory + "/runtime"
-        environment["HOME"] = directory + "/home"
+        environment.merge(Self.userDirectories(home: directory + "/home", runtime: directory + "/runtime")) { _, new in new }
         environment.merge(extra) { _, new in new }
         // Into its own cgroups first (a controller that will not take the
         // process, such as cpuset, is left as it is), then its own mount
@@ -105,13 +104,24 @@ public final class UserManager {
         try await CompletedCommand.run("/bin/systemctl", ["--user"] + arguments, environment: clientEnvironment, in: URL(fileURLWithPath: directory))
     }
 
-    /// What a client of this manager runs with: its runtime directory and bus.
+    /// What a client of this manager runs with: its runtime directory,
+    /// bus and user directories.
     public var clientEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        environment.merge(Self.userDirectories(home: home, runtime: runtimeDirectory)) { _, new in new }
         environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
-        environment["HOME"] = home
         return environment
+    }
+
+    /// `HOME`, `XDG_RUNTIME_DIR` and the XDG base directories, all named:
+    /// programs that fall back on the user database (dbus-daemon looks for
+    /// `~/.local/share/dbus-1/services` under the passwd entry's home, not
+    /// `$HOME`) must find the test's, never root's.
+    static func userDirectories(home: String, runtime: String) -> [String: String] {
+        [
+            "HOME": home, "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": home + "/.local/share",
+            "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache",
+        ]
     }
 
     /// The process ids in the manager's cgroup tree (systemd's own hierarchy).
