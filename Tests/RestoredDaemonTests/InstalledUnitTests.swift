@@ -130,4 +130,29 @@ import TmuxControl
         let shown = try await manager.systemctl(["show", "-p", "Type", "-p", "WatchdogUSec", "-p", "NotifyAccess", "restored.service"]).output
         #expect(shown.contains("Type=notify") && shown.contains("WatchdogUSec=30s") && shown.contains("NotifyAccess=main"), "\(shown)")
     }
+
+    @Test("What the installed restored brings back runs outside its sandbox: the tmux server it restores is a transient unit of the real user manager in app.slice, with no seccomp filter, while restored keeps its own", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func restoredOutsideTheSandbox() async throws {
+        let installation = try await Self.installed()
+        let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
+        defer { manager.stop() }
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work", "-x", "100", "-y", "30"])
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+        let control = { (arguments: [String]) in
+            try await CompletedCommand.run(prefix + "/bin/restored-ctl", arguments, environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        }
+        let save = try await control(["save", "org.restored.Tmux"])
+        #expect(save.status == 0, "\(save.output)\(save.error)")
+        _ = try server.run(["kill-server"])
+        let restore = try await control(["restore", "org.restored.Tmux"])
+        #expect(restore.status == 0, "\(restore.output)\(restore.error) \((try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? "")")
+
+        let pid = try #require(Int32(try server.run(["display-message", "-p", "-t", "=work:", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(ProcessFacts.seccomp(of: pid) == "0")
+        let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
+        #expect(cgroup.contains("/app.slice/app-restored-tmux@"), "\(cgroup)")
+        let main = try #require(Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(ProcessFacts.seccomp(of: main) == "2")
+    }
 }
