@@ -132,7 +132,7 @@ public final class UserManager {
 
     private static func processes(under path: String) -> [Int32] {
         let own = ((try? String(contentsOfFile: path + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-        let children = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.contains(".") || $0.hasSuffix(".scope") || $0.hasSuffix(".slice") || $0.hasSuffix(".service") }
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
             .flatMap { name -> [Int32] in
                 var isDirectory: ObjCBool = false
                 return FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue ? processes(under: path + "/" + name) : []
