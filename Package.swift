@@ -521,6 +521,7 @@ let package = Package(
                 "RestoredEngine",
                 "RestoredArchive",
                 .product(name: "RestorationKit", package: "SDK"),
+                .product(name: "CRestoredPlugin", package: "SDK"),
                 "CDBus",
                 "CSystemd",
                 .product(name: "Logging", package: "swift-log"),

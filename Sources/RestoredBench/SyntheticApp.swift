@@ -45,7 +45,7 @@ final class SyntheticTree {
 
     init(session: InProcessPluginSession) throws {
         self.session = session
-        session.begin(.preserving)
+        session.begin(.preserving(.request))
         var queue: [(ObjectHandle?, ObjectPath)] = [(nil, ObjectPath())]
         var index = 0
         while index < queue.count {

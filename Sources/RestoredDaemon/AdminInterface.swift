@@ -156,7 +156,7 @@ struct AdminInterface: Sendable {
         switch activity.outcome {
         case .save(.saved):
             signal = ("AppSaved", [.string(appID.rawValue), .uint64(activity.generation ?? 0), .string(activity.trigger.rawValue)])
-        case .save(.declined):
+        case .save(.declined), .save(.kept):
             signal = nil
         case .save(.failed), .restore(.failed), .restore(.unusableArchive):
             signal = ("AppFailed", [.string(appID.rawValue), .string(activity.outcome.action), .string(activity.detail)])

@@ -38,7 +38,7 @@ public struct AppActivity: Hashable, Sendable {
             self.init(outcome, trigger: trigger, detail: "generation \(generation), \(report.archiveBytes) bytes", generation: generation, time: time)
         case .declined:
             self.init(outcome, trigger: trigger, detail: "the app asked not to be saved; its archive was discarded (R6)", time: time)
-        case .failed(let reason):
+        case .failed(let reason), .kept(let reason):
             self.init(outcome, trigger: trigger, detail: reason, time: time)
         }
     }
@@ -63,6 +63,8 @@ public struct AppActivity: Hashable, Sendable {
             self.init(outcome, trigger: trigger, detail: "the app asked not to be restored (R7)", generation: generation, time: time)
         case .failed(let reason):
             self.init(outcome, trigger: trigger, detail: reason, generation: generation, time: time)
+        case .skippedLiveApp:
+            self.init(outcome, trigger: trigger, detail: "restored started again while the app runs; nothing restored into it, its archive kept", time: time)
         }
     }
 

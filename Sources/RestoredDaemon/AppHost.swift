@@ -4,6 +4,7 @@ public import RestoredArchive
 public import RestoredEngine
 public import RestoredHostProtocol
 public import RestoredPluginHosting
+import RestoredState
 import Synchronization
 
 /// One app, served by its plugin host (a helper process), with its walks
@@ -75,7 +76,7 @@ public final class AppHost: @unchecked Sendable {
 
     private func save(using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, deadline: ContinuousClock.Instant) async -> PreservationReport? {
         progress.withLock { $0.saves.append(trigger) }
-        let report = await onQueue { self.saveOnQueue(using: engine, unlessUnchanged: unlessUnchanged, deadline: deadline) }
+        let report = await onQueue { self.saveOnQueue(using: engine, occasion: trigger.saveOccasion, unlessUnchanged: unlessUnchanged, deadline: deadline) }
         let activity = report.map { AppActivity($0, trigger: trigger) }
         progress.withLock { progress in
             if let index = progress.saves.firstIndex(of: trigger) { progress.saves.remove(at: index) }
@@ -86,10 +87,12 @@ public final class AppHost: @unchecked Sendable {
     }
 
     /// On `queue`: the helper walks, the engine checks and writes what it sent.
-    private func saveOnQueue(using engine: RestorationEngine, unlessUnchanged: Bool, deadline: ContinuousClock.Instant) -> PreservationReport? {
+    private func saveOnQueue(
+        using engine: RestorationEngine, occasion: SaveOccasion, unlessUnchanged: Bool, deadline: ContinuousClock.Instant
+    ) -> PreservationReport? {
         let result: HostSaveResult
         let token: PluginHost.ArchiveToken
-        switch plugin.save(unlessSameAs: unlessUnchanged ? lastWritten : nil, deadline: deadline) {
+        switch plugin.save(for: occasion, unlessSameAs: unlessUnchanged ? lastWritten : nil, deadline: deadline) {
         case .success(.unchanged):
             return nil
         case .success(.saved(let saved, let savedToken)):
@@ -111,11 +114,11 @@ public final class AppHost: @unchecked Sendable {
                 return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an unreadable archive (\(error))")))
             }
         }
-        let saved = engine.save(encoded: result.archive, report: result.report)
+        let saved = engine.save(encoded: result.archive, report: result.report, occasion: occasion)
         switch saved.outcome {
         case .saved: lastWritten = token
         case .declined: lastWritten = nil
-        case .failed: break
+        case .failed, .kept: break
         }
         return saved
     }
@@ -167,8 +170,10 @@ public final class AppHost: @unchecked Sendable {
         queue.async {
             // A walk whose plugin never ran (quarantined, helper not
             // started) is no attempt for R15.
-            let report = engine.restore(self.appID, mode: mode) { archive in
-                self.plugin.restore(archive, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
+            let reason = trigger.restoreReason
+            let intoRunningApp = self.identity.traits.contains(.restoresIntoRunningApp)
+            let report = engine.restore(self.appID, mode: mode, reason: reason, restoresIntoRunningApp: intoRunningApp) { archive in
+                self.plugin.restore(archive, reason: reason, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
             }
             handOver.yield(report)
             handOver.finish()

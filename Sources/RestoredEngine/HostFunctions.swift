@@ -55,6 +55,14 @@ enum HostFunctions {
             guard let coder, let path, let objectPath = HostCoder.objectPath(path.pointee) else { return nil }
             return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.object(at: objectPath)?.pointer }
         }
+        table.save_occasion = { context in
+            guard case .preserving(let occasion) = SessionContext.from(context)?.phase else { return 0 }
+            return occasion.rawValue
+        }
+        table.restore_reason = { context in
+            guard case .restoring(let reason) = SessionContext.from(context)?.phase else { return 0 }
+            return reason.rawValue
+        }
         table.sink_add = { sink, object, info in
             ObjectSink.from(sink)?.add(object, info) ?? RESTORED_ERROR_INVALID_ARGUMENT
         }

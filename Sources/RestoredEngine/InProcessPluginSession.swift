@@ -54,7 +54,7 @@ public final class InProcessPluginSession: PluginSession {
     /// Sets the phase; a new preservation clears the archive flags.
     public func begin(_ phase: SessionPhase) {
         context.phase = phase
-        if phase == .preserving { context.ignoreSnapshotRequested = false }
+        if case .preserving = phase { context.ignoreSnapshotRequested = false }
     }
 
     /// Lets the plugin release its handles.

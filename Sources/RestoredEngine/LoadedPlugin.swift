@@ -1,6 +1,7 @@
 internal import CRestoredPlugin
 public import Logging
 public import RestoredArchive
+public import RestoredState
 public import SystemPackage
 
 /// A plugin file that passed every check and was loaded into this process.
@@ -21,6 +22,8 @@ public final class LoadedPlugin: @unchecked Sendable {
     public let displayName: String
     /// The ABI version it declared.
     public let abiVersion: UInt32
+    /// What it declares of itself (0 for a plugin whose table predates them).
+    public let traits: PluginTraits
     /// The file as it was when it was loaded.
     private let loadedIdentity: FileIdentity?
 
@@ -43,6 +46,7 @@ public final class LoadedPlugin: @unchecked Sendable {
         // Kept for the life of the process, like the plugin's image.
         self.descriptor = UnsafePointer(copy)
         self.abiVersion = copy.pointee.abi_version
+        self.traits = PluginTraits(rawValue: copy.pointee.traits)
         self.appVersion = copy.pointee.app_version.map { String(cString: $0) } ?? ""
         self.displayName = copy.pointee.display_name.map { String(cString: $0) } ?? appID.rawValue
     }

@@ -192,8 +192,9 @@ public struct PluginLoader: Sendable {
         return .success(LoadedPlugin(file: file, appID: appID, descriptor: descriptor))
     }
 
-    /// The size of the first version of `restored_plugin_descriptor`.
-    static let minimumDescriptorSize = MemoryLayout<restored_plugin_descriptor>.size
+    /// The size of the first version of `restored_plugin_descriptor`: up to
+    /// the first field added after it.
+    static let minimumDescriptorSize = MemoryLayout<restored_plugin_descriptor>.offset(of: \.traits)!
 
     /// The first callback that ABI 1 requires and the descriptor lacks.
     static func missingRequiredCallback(_ descriptor: restored_plugin_descriptor) -> String? {

@@ -18,7 +18,8 @@ public protocol PluginSession: AnyObject {
     /// Whether the plugin asked, during this preservation, to ignore the snapshot at the next launch (R12).
     var ignoreSnapshotRequested: Bool { get }
 
-    /// Marks the start of a preservation (allows archive flags) or of a restoration.
+    /// Marks the start of a preservation (allows archive flags) or of a
+    /// restoration, with why it runs (the plugin can ask).
     func begin(_ phase: SessionPhase)
     /// Ends the walk: the plugin releases every handle it gave out.
     func endWalk()
@@ -61,11 +62,11 @@ public protocol PluginSession: AnyObject {
 }
 
 /// What a session is doing.
-public enum SessionPhase: Sendable {
+public enum SessionPhase: Hashable, Sendable {
     /// Between walks.
     case idle
-    /// Preserving: archive flags may be set.
-    case preserving
-    /// Restoring.
-    case restoring
+    /// Preserving, for this occasion: archive flags may be set.
+    case preserving(SaveOccasion)
+    /// Restoring, for this reason.
+    case restoring(RestoreReason)
 }

@@ -11,6 +11,10 @@ public struct PreservationReport: Sendable {
         case declined
         /// Nothing was written; the previous archive is untouched.
         case failed(String)
+        /// Nothing was written and the last archive is kept, as it is meant
+        /// to be, for the reason given: a decline while the session ends
+        /// finds the apps being killed, not closed by the user (R6).
+        case kept(String)
     }
 
     /// The app.

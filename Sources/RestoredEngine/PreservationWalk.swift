@@ -45,9 +45,11 @@ final class PreservationWalk {
     private var rootComponents: Set<ObjectPath.Component> = []
     private var droppedRoots: [ObjectPath] = []
     private var report: PreservationReport
+    private let occasion: SaveOccasion
 
-    init(session: any PluginSession, configuration: EngineConfiguration) {
+    init(session: any PluginSession, configuration: EngineConfiguration, occasion: SaveOccasion) {
         self.session = session
+        self.occasion = occasion
         self.configuration = configuration
         self.appID = session.appID
         self.report = PreservationReport(appID: session.appID, outcome: .failed("not run"))
@@ -55,7 +57,7 @@ final class PreservationWalk {
 
     /// Runs the walk; the archive is nil unless the outcome is to save it.
     func run(timestamp: Int64) -> (archive: Archive?, report: PreservationReport) {
-        session.begin(.preserving)
+        session.begin(.preserving(occasion))
         defer { session.endWalk() }
 
         let reserved: [String: StoredValue] = [

@@ -1,12 +1,16 @@
 import FoundationEssentials
 public import Logging
 public import RestoredArchive
+public import RestoredState
 
 /// Preserves and restores apps through their plugins, with one archive per
 /// app in an ``ArchiveStore``.
 ///
 /// The engine adds the store's side of the rules to the walks: an app that
-/// declines to save loses its stale archive (R6), a restoration needs a
+/// declines to save in a session that goes on loses its stale archive, one
+/// that declines while the session ends keeps it (R6, ``SaveOccasion``), a
+/// restoration into a live app happens only when its plugin asks for it
+/// (``RestoreReason/recovery``), a restoration needs a
 /// readable archive (R7, R16), and every restoration is counted in the
 /// archive before any plugin code runs and uncounted when it finishes, so a
 /// restore that crashed or hung is skipped the next time unless forced (R15).
@@ -28,34 +32,36 @@ public struct RestorationEngine: Sendable {
     /// Runs the preservation walk and returns the archive it would write,
     /// without touching the store (nil when the app declined or failed).
     /// Autosave compares it with the stored one to write only what changed.
-    public func makeArchive(of session: any PluginSession) -> (archive: Archive?, report: PreservationReport) {
+    public func makeArchive(of session: any PluginSession, occasion: SaveOccasion = .request) -> (archive: Archive?, report: PreservationReport) {
         let timestamp = Int64((Date().timeIntervalSince1970 * 1e9).rounded())
-        return PreservationWalk(session: session, configuration: configuration).run(timestamp: timestamp)
+        return PreservationWalk(session: session, configuration: configuration, occasion: occasion).run(timestamp: timestamp)
     }
 
     /// Runs the restoration walk over an archive already in memory, without
     /// the store's checks and crash-loop bookkeeping (R15): for tools and
-    /// benchmarks. Use ``restore(_:mode:)`` to restore an app.
-    public func restore(_ session: any PluginSession, from archive: Archive) -> RestorationReport {
-        RestorationWalk(session: session, archive: archive).run()
+    /// benchmarks. Use ``restore(_:mode:reason:)`` to restore an app.
+    public func restore(_ session: any PluginSession, from archive: Archive, reason: RestoreReason = .request) -> RestorationReport {
+        RestorationWalk(session: session, archive: archive, reason: reason).run()
     }
 
     /// Preserves one app: walks its objects and writes its archive.
-    public func preserve(_ session: any PluginSession) -> PreservationReport {
-        let (archive, report) = makeArchive(of: session)
-        return save(archive, report: report)
+    public func preserve(_ session: any PluginSession, occasion: SaveOccasion = .request) -> PreservationReport {
+        let (archive, report) = makeArchive(of: session, occasion: occasion)
+        return save(archive, report: report, occasion: occasion)
     }
 
-    /// Finishes a preservation made with ``makeArchive(of:)``: writes the
-    /// archive, or discards the stale one when the app declined (R6).
-    public func save(_ archive: Archive?, report: PreservationReport) -> PreservationReport {
-        save(report: report, writing: archive.map(Write.archive))
+    /// Finishes a preservation made with ``makeArchive(of:occasion:)``:
+    /// writes the archive; when the app declined, discards the stale one in
+    /// a session that goes on and keeps it when the session ends (R6).
+    public func save(_ archive: Archive?, report: PreservationReport, occasion: SaveOccasion = .request) -> PreservationReport {
+        save(report: report, writing: archive.map(Write.archive), occasion: occasion)
     }
 
-    /// ``save(_:report:)`` for an archive that arrived encoded from a plugin
-    /// host and was checked in full: written as it is, with its new generation.
-    public func save(encoded bytes: [UInt8]?, report: PreservationReport) -> PreservationReport {
-        save(report: report, writing: bytes.map(Write.encoded))
+    /// ``save(_:report:occasion:)`` for an archive that arrived encoded from
+    /// a plugin host and was checked in full: written as it is, with its new
+    /// generation.
+    public func save(encoded bytes: [UInt8]?, report: PreservationReport, occasion: SaveOccasion = .request) -> PreservationReport {
+        save(report: report, writing: bytes.map(Write.encoded), occasion: occasion)
     }
 
     /// What a save writes.
@@ -64,10 +70,15 @@ public struct RestorationEngine: Sendable {
         case encoded([UInt8])
     }
 
-    private func save(report: PreservationReport, writing: Write?) -> PreservationReport {
+    private func save(report: PreservationReport, writing: Write?, occasion: SaveOccasion) -> PreservationReport {
         var report = report
         let appID = report.appID
-        if case .declined = report.outcome {
+        if case .declined = report.outcome, occasion.endsSession {
+            // R6 asks whether the user wants the app's state kept; while the
+            // session ends, apps die around the save and a decline says only
+            // that the plugin found them gone.
+            report.outcome = .kept("it found nothing to save while the session ends (\(occasion)); the last archive is kept")
+        } else if case .declined = report.outcome {
             // R6: the previous archive is stale.
             do {
                 _ = try store.discard(appID)
@@ -97,18 +108,27 @@ public struct RestorationEngine: Sendable {
     }
 
     /// Restores one app from its archive, with a plugin loaded in this process.
-    public func restore(_ session: any PluginSession, mode: RestorationMode = .automatic) -> RestorationReport {
-        restore(session.appID, mode: mode) { .success(RestorationWalk(session: session, archive: $0).run()) }
+    public func restore(_ session: any PluginSession, mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false) -> RestorationReport {
+        restore(session.appID, mode: mode, reason: reason, restoresIntoRunningApp: restoresIntoRunningApp) {
+            .success(RestorationWalk(session: session, archive: $0, reason: reason).run())
+        }
     }
 
     /// Restores one app from its archive: the store's side of R7, R15 and
     /// R16 here, the restoration walk itself in `walk` (in this process, or
     /// in the app's plugin host). A walk that was interrupted (its process
     /// crashed or was killed at its deadline) leaves the attempt counted, as
-    /// an in-process crash would: R15's crash-loop guard.
+    /// an in-process crash would: R15's crash-loop guard. For a
+    /// ``RestoreReason/recovery`` the walk runs only when the plugin
+    /// `restoresIntoRunningApp`; otherwise the app, live, is left alone and
+    /// its archive is kept as it is.
     public func restore(
-        _ appID: AppID, mode: RestorationMode = .automatic, walk: (Archive) -> Result<RestorationReport, WalkInterruption>
+        _ appID: AppID, mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false,
+        walk: (Archive) -> Result<RestorationReport, WalkInterruption>
     ) -> RestorationReport {
+        if reason == .recovery && !restoresIntoRunningApp {
+            return log(RestorationReport(appID: appID, outcome: .skippedLiveApp))
+        }
         let reading: ArchiveReading
         do {
             reading = try store.read(appID)
@@ -185,6 +205,8 @@ public struct RestorationEngine: Sendable {
             logger.info("\(report.appID) declined to save; its previous archive is discarded", metadata: metadata)
         case .failed(let reason):
             logger.error("saving \(report.appID) failed: \(reason)", metadata: metadata)
+        case .kept(let reason):
+            logger.info("\(report.appID) not saved: \(reason)", metadata: metadata)
         }
         return report
     }
@@ -206,6 +228,8 @@ public struct RestorationEngine: Sendable {
             logger.info("\(report.appID) declined to restore", metadata: metadata)
         case .failed(let reason):
             logger.error("restoring \(report.appID) failed: \(reason)", metadata: metadata)
+        case .skippedLiveApp:
+            logger.info("not restoring \(report.appID): restored started again while the session runs and the app is live; its archive is kept", metadata: metadata)
         }
         return report
     }

@@ -18,6 +18,10 @@ public struct RestorationReport: Sendable {
         case declined
         /// A plugin callback failed before the objects could be restored.
         case failed(String)
+        /// restored started again while the session runs and the app is
+        /// live: nothing is restored into it, the archive is kept
+        /// (``RestoreReason/recovery``).
+        case skippedLiveApp
     }
 
     /// What happened to the snapshot (R12).

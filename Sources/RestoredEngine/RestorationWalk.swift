@@ -25,15 +25,17 @@ final class RestorationWalk {
     private let archive: Archive
     private var located: [ObjectPath: ObjectHandle] = [:]
     private var report: RestorationReport
+    private let reason: RestoreReason
 
-    init(session: any PluginSession, archive: Archive) {
+    init(session: any PluginSession, archive: Archive, reason: RestoreReason) {
         self.session = session
+        self.reason = reason
         self.archive = archive
         self.report = RestorationReport(appID: archive.appID, outcome: .restored)
     }
 
     func run() -> RestorationReport {
-        session.begin(.restoring)
+        session.begin(.restoring(reason))
         defer { session.endWalk() }
 
         let appCoder = DecodingCoder(state: archive.appState, reserved: appReserved()) { [unowned self] path in self.located[path] }

@@ -13,6 +13,9 @@ public enum RestoreOutcome: String, Hashable, Sendable, CaseIterable {
     case declined
     /// The restore went wrong.
     case failed
+    /// restored restarted during the session: the app is live, nothing was
+    /// restored into it.
+    case live
 
     /// Whether the user should look at it.
     public var isFailure: Bool { self == .failed || self == .unusableArchive || self == .skipped }
@@ -28,6 +31,7 @@ extension RestorationReport.Outcome {
         case .skippedAfterFailedAttempt: .skipped
         case .declined: .declined
         case .failed: .failed
+        case .skippedLiveApp: .live
         }
     }
 }

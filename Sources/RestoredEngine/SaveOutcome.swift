@@ -7,6 +7,9 @@ public enum SaveOutcome: String, Hashable, Sendable, CaseIterable {
     case declined
     /// Not written; the previous archive is kept.
     case failed
+    /// Not written, and nothing went wrong: the last archive is kept (a
+    /// decline while the session ends).
+    case kept
 
     /// Whether the user should look at it.
     public var isFailure: Bool { self == .failed }
@@ -19,6 +22,7 @@ extension PreservationReport.Outcome {
         case .saved: .saved
         case .declined: .declined
         case .failed: .failed
+        case .kept: .kept
         }
     }
 }

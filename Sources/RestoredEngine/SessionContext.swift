@@ -37,7 +37,7 @@ final class SessionContext {
     }
 
     func setFlag(_ flag: UInt32, on: Bool) -> restored_status {
-        guard phase == .preserving else { return RESTORED_ERROR_WRONG_PHASE }
+        guard case .preserving = phase else { return RESTORED_ERROR_WRONG_PHASE }
         switch flag {
         case RESTORED_FLAG_IGNORE_SNAPSHOT_ON_NEXT_LAUNCH.rawValue:
             ignoreSnapshotRequested = on

@@ -28,6 +28,7 @@ public enum HostReply: Sendable {
                 StoredEntry(key: "appVersion", value: .string(identity.appVersion)),
                 StoredEntry(key: "displayName", value: .string(identity.displayName)),
                 StoredEntry(key: "abiVersion", value: .uint64(UInt64(identity.abiVersion))),
+                StoredEntry(key: "traits", value: .uint64(UInt64(identity.traits.rawValue))),
             ]
             return (.ready, entries.messageBody, [])
         case .refused(let reason):
@@ -77,8 +78,11 @@ public enum HostReply: Sendable {
             }
             let abi = try fields.uint64("abiVersion")
             guard abi <= UInt64(UInt32.max) else { throw .malformed("abiVersion is out of range") }
+            let traits = try fields.uint64("traits")
+            guard traits <= UInt64(UInt32.max) else { throw .malformed("traits are out of range") }
             self = .ready(PluginIdentity(
-                appID: appID, appVersion: try fields.string("appVersion"), displayName: try fields.string("displayName"), abiVersion: UInt32(abi)
+                appID: appID, appVersion: try fields.string("appVersion"), displayName: try fields.string("displayName"), abiVersion: UInt32(abi),
+                traits: PluginTraits(rawValue: UInt32(traits))
             ))
         case .refused:
             self = .refused(try Self.reason(from: fields))
@@ -183,7 +187,8 @@ public enum HostReply: Sendable {
         case .saved: outcome = .saved(generation: 0)
         case .declined: outcome = .declined
         case .failed: outcome = .failed(try fields.string("reason"))
-        case nil: throw .malformed("a save result \"\(result)\"")
+        // A kept archive is restored's decision, never a helper's.
+        case .kept, nil: throw .malformed("a save result \"\(result)\"")
         }
         var report = PreservationReport(appID: appID, outcome: outcome)
         report.savedObjectCount = try fields.count("saved")

@@ -1,5 +1,5 @@
 import RestoredEngine
-import RestoredState
+public import RestoredState
 
 /// A request from restored to a helper.
 public enum HostRequest: Sendable {
@@ -8,9 +8,9 @@ public enum HostRequest: Sendable {
     case start(HostStart)
     /// Run the preservation walk; answered by `saved` or `unchanged`.
     case save(HostSaveRequest)
-    /// Run the restoration walk over this archive (the archive file format);
-    /// answered by `restored`.
-    case restore(archive: [UInt8], options: [String: String])
+    /// Run the restoration walk over this archive (the archive file format)
+    /// for `reason`; answered by `restored`.
+    case restore(archive: [UInt8], reason: RestoreReason, options: [String: String])
 
     /// The frame kind, the message body and its blob (an archive to restore).
     public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
@@ -27,11 +27,18 @@ public enum HostRequest: Sendable {
             ]
             return (.start, entries.messageBody, [])
         case .save(let save):
-            var entries = [StoredEntry(key: "options", value: .strings(save.options))]
+            var entries = [
+                StoredEntry(key: "options", value: .strings(save.options)),
+                StoredEntry(key: "occasion", value: .uint64(UInt64(save.occasion.rawValue))),
+            ]
             if let token = save.unlessSameAs { entries.append(StoredEntry(key: "unlessSameAs", value: .uint64(token))) }
             return (.save, entries.messageBody, [])
-        case .restore(let archive, let options):
-            return (.restore, [StoredEntry(key: "options", value: .strings(options))].messageBody, archive)
+        case .restore(let archive, let reason, let options):
+            let entries = [
+                StoredEntry(key: "options", value: .strings(options)),
+                StoredEntry(key: "reason", value: .uint64(UInt64(reason.rawValue))),
+            ]
+            return (.restore, entries.messageBody, archive)
         }
     }
 
@@ -53,11 +60,19 @@ public enum HostRequest: Sendable {
                 pluginFile: try fields.string("plugin"), logLevel: try fields.string("logLevel"), configuration: configuration, memoryLimit: try fields.uint64("memoryLimit")
             ))
         case .save:
+            let occasion = try fields.uint64("occasion")
+            guard let known = UInt32(exactly: occasion).flatMap(SaveOccasion.init(rawValue:)) else {
+                throw .malformed("a save for the unknown occasion \(occasion)")
+            }
             self = .save(HostSaveRequest(
-                unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs"), options: try fields.strings("options")
+                occasion: known, unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs"), options: try fields.strings("options")
             ))
         case .restore:
-            self = .restore(archive: Array(fields.blob), options: try fields.strings("options"))
+            let reason = try fields.uint64("reason")
+            guard let known = UInt32(exactly: reason).flatMap(RestoreReason.init(rawValue:)) else {
+                throw .malformed("a restore for the unknown reason \(reason)")
+            }
+            self = .restore(archive: Array(fields.blob), reason: known, options: try fields.strings("options"))
         default:
             throw .malformed("a request of unknown kind \(frame.kind)")
         }

@@ -1,5 +1,9 @@
+public import RestoredState
+
 /// A save request.
 public struct HostSaveRequest: Sendable {
+    /// Why the save runs; the plugin can ask.
+    public var occasion: SaveOccasion
     /// The token of the archive restored last wrote from this helper: when
     /// the new state is the same, the helper answers `unchanged` (autosave).
     public var unlessSameAs: UInt64?
@@ -9,7 +13,8 @@ public struct HostSaveRequest: Sendable {
     public var options: [String: String]
 
     /// Creates a save request.
-    public init(unlessSameAs: UInt64? = nil, options: [String: String] = [:]) {
+    public init(occasion: SaveOccasion = .request, unlessSameAs: UInt64? = nil, options: [String: String] = [:]) {
+        self.occasion = occasion
         self.unlessSameAs = unlessSameAs
         self.options = options
     }

@@ -45,7 +45,7 @@ struct HostServer {
         case .failure(let refusal):
             return reply(.refused(refusal.reason)) ? 0 : 1
         }
-        let identity = PluginIdentity(appID: plugin.appID, appVersion: plugin.appVersion, displayName: plugin.displayName, abiVersion: plugin.abiVersion)
+        let identity = PluginIdentity(appID: plugin.appID, appVersion: plugin.appVersion, displayName: plugin.displayName, abiVersion: plugin.abiVersion, traits: plugin.traits)
         guard reply(.ready(identity)) else { return 1 }
 
         // The walks never touch a store: restored reads and writes archives.
@@ -80,7 +80,7 @@ struct HostServer {
                 logger.error("a second start request; stopping", metadata: ["app": "\(plugin.appID)"])
                 return 1
             case .save(let save):
-                let (archive, report) = engine.makeArchive(of: session)
+                let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
                 if let archive, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, archive.hasSameContent(as: kept.archive) {
                     answer = .unchanged
                 } else {
@@ -89,9 +89,9 @@ struct HostServer {
                     if let archive { lastSent = (token, archive) }
                     answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
                 }
-            case .restore(let bytes, _):
+            case .restore(let bytes, let reason, _):
                 do {
-                    answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes)))
+                    answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes), reason: reason))
                 } catch {
                     answer = .restored(RestorationReport(appID: plugin.appID, outcome: .failed("restored sent an unreadable archive: \(error)")))
                 }
@@ -118,7 +118,7 @@ extension HostRequest {
         switch self {
         case .start: [:]
         case .save(let save): save.options
-        case .restore(_, let options): options
+        case .restore(_, _, let options): options
         }
     }
 

@@ -2,6 +2,7 @@ public import Logging
 public import RestoredArchive
 public import RestoredEngine
 public import RestoredHostProtocol
+public import RestoredState
 public import SystemPackage
 import Synchronization
 
@@ -210,12 +211,14 @@ public final class PluginHost: Sendable {
         }
     }
 
-    /// Runs the preservation walk; with `unlessSameAs`, an unchanged state
-    /// answers ``SaveAnswer/unchanged``.
-    public func save(unlessSameAs token: ArchiveToken?, deadline: ContinuousClock.Instant) -> Result<SaveAnswer, PluginHostFault> {
+    /// Runs the preservation walk for `occasion`; with `unlessSameAs`, an
+    /// unchanged state answers ``SaveAnswer/unchanged``.
+    public func save(
+        for occasion: SaveOccasion = .request, unlessSameAs token: ArchiveToken?, deadline: ContinuousClock.Instant
+    ) -> Result<SaveAnswer, PluginHostFault> {
         let options = self.options
         return walk("save", deadline: deadline) { instance in
-            .save(HostSaveRequest(unlessSameAs: token?.instance == instance ? token?.token : nil, options: options))
+            .save(HostSaveRequest(occasion: occasion, unlessSameAs: token?.instance == instance ? token?.token : nil, options: options))
         } answer: { reply, instance in
             switch reply {
             case .saved(let result): .saved(result, token: ArchiveToken(instance: instance, token: result.token))
@@ -225,12 +228,12 @@ public final class PluginHost: Sendable {
         }
     }
 
-    /// Runs the restoration walk over `archive`.
-    public func restore(_ archive: Archive, deadline: ContinuousClock.Instant) -> Result<RestorationReport, PluginHostFault> {
+    /// Runs the restoration walk over `archive` for `reason`.
+    public func restore(_ archive: Archive, reason: RestoreReason = .request, deadline: ContinuousClock.Instant) -> Result<RestorationReport, PluginHostFault> {
         let bytes = ArchiveCodec.encode(archive)
         let options = self.options
         return walk("restore", deadline: deadline) { _ in
-            .restore(archive: bytes, options: options)
+            .restore(archive: bytes, reason: reason, options: options)
         } answer: { reply, _ in
             if case .restored(let report) = reply { report } else { nil }
         }

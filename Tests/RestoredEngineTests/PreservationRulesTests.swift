@@ -2,6 +2,7 @@ import Foundation
 import RestoredArchive
 import RestoredEngine
 import RestoredState
+import SystemPackage
 import Testing
 
 /// The preservation rules of RESTORATION.md, driven through the scenario plugin.
@@ -98,6 +99,28 @@ import Testing
         #expect(declined.outcome == .declined)
         #expect(!declinedEvents.contains("willEncode"))
         #expect(throws: ArchiveStoreError.noArchive(ScenarioHarness.appID)) { try harness.store.read(ScenarioHarness.appID) }
+    }
+
+    @Test("R6: the plugin is told each save's occasion; a decline while the session ends or the machine shuts down keeps the last archive, a decline in a session that goes on discards it", arguments: SaveOccasion.allCases)
+    func declineByOccasion(_ occasion: SaveOccasion) throws {
+        let harness = try ScenarioHarness()
+        let walks = harness.files.path.appending("walks").string
+        let (saved, _) = try harness.preserve(["walks": walks], occasion: .autosave)
+        #expect(saved.outcome == .saved(generation: 1))
+        let (declined, _) = try harness.preserve(["should-save": "false", "walks": walks], occasion: occasion)
+        #expect(ScenarioHarness.lines(FilePath(walks)) == ["save autosave restore-reason=nil", "save \(occasion) restore-reason=nil"])
+        if occasion == .sessionEnd || occasion == .shutdown {
+            guard case .kept(let reason) = declined.outcome else {
+                Issue.record("expected kept, got \(declined.outcome)")
+                return
+            }
+            #expect(reason.contains("while the session ends (\(occasion))"))
+            #expect(declined.outcome.word == .kept)
+            #expect(try harness.archive().generation == 1)
+        } else {
+            #expect(declined.outcome == .declined)
+            #expect(throws: ArchiveStoreError.noArchive(ScenarioHarness.appID)) { try harness.store.read(ScenarioHarness.appID) }
+        }
     }
 
     @Test("R12: redact callback before the snapshot; the ignore flag is stored in the archive")

@@ -22,6 +22,26 @@ import Testing
         #expect(try harness.archive().restoreAttempts == 0)
     }
 
+    @Test("R7, R15: a recovery (restored restarted while the app runs) restores nothing unless the plugin restores into a running app; the archive and its attempt count stay as they were")
+    func recoveryLeavesLiveAppsAlone() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let before = try harness.archive()
+        let walks = harness.files.path.appending("walks").string
+        let (skipped, events, _) = try harness.restore(["walks": walks], reason: .recovery)
+        #expect(skipped.outcome == .skippedLiveApp)
+        #expect(skipped.outcome.word == .live)
+        #expect(!skipped.outcome.word.isFailure)
+        #expect(events.isEmpty)
+        #expect(try harness.archive() == before)
+
+        let (restored, _, _) = try harness.restore(["walks": walks], reason: .recovery, restoresIntoRunningApp: true)
+        #expect(restored.outcome == .restored)
+        let (again, _, _) = try harness.restore(["walks": walks], reason: .request)
+        #expect(again.outcome == .restored)
+        #expect(ScenarioHarness.lines(FilePath(walks)) == ["restore recovery save-occasion=nil", "restore request save-occasion=nil"])
+    }
+
     @Test("R7: an archive of an unknown format version is not restored")
     func unknownFormatVersion() throws {
         let harness = try ScenarioHarness()

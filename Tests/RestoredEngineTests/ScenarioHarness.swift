@@ -37,15 +37,17 @@ final class ScenarioHarness {
         return (session, log, result)
     }
 
-    func preserve(_ options: [String: String] = [:]) throws -> (report: PreservationReport, events: [String]) {
+    func preserve(_ options: [String: String] = [:], occasion: SaveOccasion = .request) throws -> (report: PreservationReport, events: [String]) {
         let (session, log, _) = try session(options)
-        let report = engine.preserve(session)
+        let report = engine.preserve(session, occasion: occasion)
         return (report, Self.lines(log))
     }
 
-    func restore(_ options: [String: String] = [:], mode: RestorationMode = .automatic) throws -> (report: RestorationReport, events: [String], result: [String: [String: String]]) {
+    func restore(
+        _ options: [String: String] = [:], mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false
+    ) throws -> (report: RestorationReport, events: [String], result: [String: [String: String]]) {
         let (session, log, result) = try session(options)
-        let report = engine.restore(session, mode: mode)
+        let report = engine.restore(session, mode: mode, reason: reason, restoresIntoRunningApp: restoresIntoRunningApp)
         let data = (try? Data(contentsOf: URL(fileURLWithPath: result.string))) ?? Data("{}".utf8)
         let decoded = (try? JSONSerialization.jsonObject(with: data)) as? [String: [String: String]] ?? [:]
         return (report, Self.lines(log), decoded)

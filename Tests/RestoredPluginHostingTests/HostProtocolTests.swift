@@ -54,15 +54,16 @@ import Testing
         #expect(none.archive == nil)
         #expect(none.report.outcome == .declined)
 
-        let request = HostRequest.restore(archive: archive, options: ["k": "v"]).frame
+        let request = HostRequest.restore(archive: archive, reason: .recovery, options: ["k": "v"]).frame
         DispatchQueue.global().async(group: sending) {
             try? restored.send(request.kind, request.body, blob: request.blob, deadline: .now + .seconds(5))
         }
-        guard case .restore(let restoredArchive, let options) = try HostRequest(try helper.receive(maximumLength: HostProtocol.maximumRequestLength, deadline: .now + .seconds(5))) else {
+        guard case .restore(let restoredArchive, let reason, let options) = try HostRequest(try helper.receive(maximumLength: HostProtocol.maximumRequestLength, deadline: .now + .seconds(5))) else {
             Issue.record("expected restore")
             return
         }
         #expect(restoredArchive == archive)
+        #expect(reason == .recovery)
         #expect(options == ["k": "v"])
     }
 

@@ -1,4 +1,5 @@
 internal import CRestoredPlugin
+public import RestoredState
 
 /// What the host gives one plugin instance: its options, logging, the
 /// registry of existing objects, and archive flags.
@@ -44,6 +45,29 @@ public final class PluginContext {
     public func log(_ message: String, level: LogLevel = .info) {
         var message = message
         message.withUTF8 { utf8 in host.pointee.log(hostContext, level.cLevel, StateCoder.cString(utf8)) }
+    }
+
+    /// During a preservation, why it runs; nil otherwise, or when the host
+    /// predates occasions. At ``SaveOccasion/sessionEnd`` and
+    /// ``SaveOccasion/shutdown`` the app may be dying around the save: a
+    /// plugin that finds it gone declines, and restored keeps the last
+    /// archive.
+    public var saveOccasion: SaveOccasion? {
+        guard hostCovers(\.save_occasion), let function = host.pointee.save_occasion else { return nil }
+        return SaveOccasion(rawValue: function(hostContext))
+    }
+
+    /// During a restoration, why it runs; nil otherwise, or when the host
+    /// predates reasons.
+    public var restoreReason: RestoreReason? {
+        guard hostCovers(\.restore_reason), let function = host.pointee.restore_reason else { return nil }
+        return RestoreReason(rawValue: function(hostContext))
+    }
+
+    /// Whether the host's table is long enough to hold `field`.
+    private func hostCovers<Field>(_ field: KeyPath<restored_host_functions, Field>) -> Bool {
+        guard let offset = MemoryLayout<restored_host_functions>.offset(of: field) else { return false }
+        return Int(host.pointee.struct_size) >= offset + MemoryLayout<Field>.size
     }
 
     /// Registers an object that already exists (built with the app's default

@@ -1,4 +1,5 @@
 internal import CRestoredPlugin
+internal import RestoredState
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -26,7 +27,7 @@ public enum PluginExport {
         registry.withLock { registry in
             if let existing = registry.byType[ObjectIdentifier(plugin)] { return existing.descriptor }
             let descriptor = makeDescriptor(
-                appID: Plugin.appID, appVersion: Plugin.appVersion, displayName: Plugin.displayName
+                appID: Plugin.appID, appVersion: Plugin.appVersion, displayName: Plugin.displayName, traits: Plugin.traits
             )
             let registration = Registration(
                 descriptor: descriptor,
@@ -43,7 +44,7 @@ public enum PluginExport {
         registry.withLock { $0.byDescriptor[descriptor] }
     }
 
-    private static func makeDescriptor(appID: String, appVersion: String, displayName: String) -> UnsafeRawPointer {
+    private static func makeDescriptor(appID: String, appVersion: String, displayName: String, traits: PluginTraits) -> UnsafeRawPointer {
         let descriptor = UnsafeMutablePointer<restored_plugin_descriptor>.allocate(capacity: 1)
         var table = restored_plugin_descriptor()
         table.abi_version = RESTORED_PLUGIN_ABI_VERSION
@@ -51,6 +52,7 @@ public enum PluginExport {
         table.app_id = UnsafePointer(strdup(appID))
         table.app_version = UnsafePointer(strdup(appVersion))
         table.display_name = UnsafePointer(strdup(displayName))
+        table.traits = traits.rawValue
         table.create = { descriptor, host, hostContext, options, optionCount in
             guard let descriptor, let host, let hostContext else { return nil }
             guard let registration = PluginExport.registration(for: UnsafeRawPointer(descriptor)) else {

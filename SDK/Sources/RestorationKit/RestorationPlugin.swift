@@ -1,3 +1,5 @@
+public import RestoredState
+
 /// A plugin: the restoration class of one app, as a Swift type.
 ///
 /// The host creates one instance per app session with ``init(context:)``.
@@ -19,6 +21,10 @@ public protocol RestorationPlugin: RestorationDelegate {
     static var displayName: String { get }
     /// The restoration classes the archive may name (R8 step 1).
     static var restorationClasses: [any RestorationClass.Type] { get }
+    /// What the plugin declares of itself: whether its restoration works on
+    /// a live app (``PluginTraits/restoresIntoRunningApp``) and whether what
+    /// it restores needs the desktop (``PluginTraits/needsGraphicalSession``).
+    static var traits: PluginTraits { get }
 
     /// Creates the instance for one app session.
     init(context: PluginContext) throws
@@ -32,4 +38,6 @@ extension RestorationPlugin {
     public static var displayName: String { appID }
     /// None.
     public static var restorationClasses: [any RestorationClass.Type] { [] }
+    /// None: restored at login at once, and never into a running app.
+    public static var traits: PluginTraits { [] }
 }

@@ -121,7 +121,21 @@ final class ScenarioPlugin: RestorationPlugin {
 
     // MARK: Delegate
 
+    /// Option walks: each walk appends why it runs, as the host said
+    /// (`save session end`, `restore recovery`).
+    func recordWalk(_ line: String) {
+        guard let file = options["walks"] else { return }
+        let handle = FileHandle(forWritingAtPath: file) ?? {
+            _ = FileManager.default.createFile(atPath: file, contents: nil)
+            return FileHandle(forWritingAtPath: file)
+        }()
+        handle?.seekToEndOfFile()
+        handle?.write(Data((line + "\n").utf8))
+        try? handle?.close()
+    }
+
     func shouldSaveApplicationState(coder: StateCoder) -> Bool {
+        recordWalk("save \(context.saveOccasion.map(String.init(describing:)) ?? "nil") restore-reason=\(context.restoreReason.map(String.init(describing:)) ?? "nil")")
         let version = (try? coder.decode(String.self, forKey: StateCoder.appVersionKey)) ?? "nil"
         record("shouldSave appVersion=\(version)")
         return options["should-save"] != "false"
@@ -160,6 +174,7 @@ final class ScenarioPlugin: RestorationPlugin {
     func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
         // Option restore-gate: a restore waits until this file exists.
         Self.wait(forGate: options["restore-gate"])
+        recordWalk("restore \(context.restoreReason.map(String.init(describing:)) ?? "nil") save-occasion=\(context.saveOccasion.map(String.init(describing:)) ?? "nil")")
         let version = (try? coder.decode(String.self, forKey: StateCoder.appVersionKey)) ?? "nil"
         let stamp = (try? coder.decode(Date.self, forKey: StateCoder.timestampKey)).map { _ in "yes" } ?? "no"
         let app = (try? coder.decode(String.self, forKey: "app")) ?? "nil"

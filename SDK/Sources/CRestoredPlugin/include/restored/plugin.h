@@ -174,6 +174,64 @@ typedef enum restored_archive_flag {
     RESTORED_FLAG_IGNORE_SNAPSHOT_ON_NEXT_LAUNCH = 1u << 0
 } restored_archive_flag;
 
+/**
+ * Why a preservation walk runs (`host->save_occasion`). More may come: treat
+ * an unknown value as RESTORED_SAVE_REQUEST.
+ */
+typedef enum restored_save_occasion {
+    /** `restored-ctl save`: the user asked. */
+    RESTORED_SAVE_REQUEST = 1,
+    /** The periodic autosave. */
+    RESTORED_SAVE_AUTOSAVE = 2,
+    /** The machine is about to suspend. */
+    RESTORED_SAVE_SUSPEND = 3,
+    /** The machine is about to shut down or reboot. */
+    RESTORED_SAVE_SHUTDOWN = 4,
+    /**
+     * The user's session ends (logout). With RESTORED_SAVE_SHUTDOWN: apps die
+     * around this save, so a plugin that finds its app gone may decline, and
+     * the host keeps the last archive instead of discarding it (R6).
+     */
+    RESTORED_SAVE_SESSION_END = 5,
+    /** restored stops while the session goes on (an upgrade, a restart). */
+    RESTORED_SAVE_DAEMON_STOP = 6
+} restored_save_occasion;
+
+/**
+ * Why a restoration walk runs (`host->restore_reason`), as GTK's
+ * GtkRestoreReason has it. More may come: treat an unknown value as
+ * RESTORED_RESTORE_REQUEST.
+ */
+typedef enum restored_restore_reason {
+    /** The session starts (login after logout, reboot, power loss): the app is not running. */
+    RESTORED_RESTORE_SESSION = 1,
+    /**
+     * restored started again while the session runs: the app is live. Only
+     * plugins with RESTORED_PLUGIN_RESTORES_INTO_RUNNING_APP are restored then.
+     */
+    RESTORED_RESTORE_RECOVERY = 2,
+    /** `restored-ctl restore`: the user asked. */
+    RESTORED_RESTORE_REQUEST = 3
+} restored_restore_reason;
+
+/** What a plugin declares of itself, in `restored_plugin_descriptor.traits`. */
+typedef enum restored_plugin_trait {
+    /**
+     * Its restoration works on a live app (it finds what exists and restores
+     * only what is missing), so a RESTORED_RESTORE_RECOVERY walk runs for it.
+     * Without it, a restarted restored leaves the app alone.
+     */
+    RESTORED_PLUGIN_RESTORES_INTO_RUNNING_APP = 1u << 0,
+    /**
+     * What it restores needs the graphical session (windows): at login its
+     * restoration waits until the desktop is there (the user manager's
+     * graphical-session.target is active, or its DISPLAY/WAYLAND_DISPLAY
+     * reaches a display), and its plugin host then runs with the desktop's
+     * display variables.
+     */
+    RESTORED_PLUGIN_NEEDS_GRAPHICAL_SESSION = 1u << 1
+} restored_plugin_trait;
+
 /** Facts about an object, reported with `host->sink_add`. */
 typedef enum restored_object_flag {
     /** The object is presented (modal) rather than a child (R4). */
@@ -264,6 +322,13 @@ typedef struct restored_host_functions {
     restored_status (*borrow_entries)(restored_coder *coder, const void **bytes, size_t *length);
     /** During restoration, the object the host located for `path`, or NULL (R9). */
     restored_object *(*object_at_path)(restored_coder *coder, const restored_path *path);
+
+    /* Added after the first table: use only when `struct_size` covers them. */
+
+    /** During preservation, why it runs (a restored_save_occasion); 0 otherwise. */
+    uint32_t (*save_occasion)(restored_host_context *context);
+    /** During restoration, why it runs (a restored_restore_reason); 0 otherwise. */
+    uint32_t (*restore_reason)(restored_host_context *context);
 } restored_host_functions;
 
 /*
@@ -369,6 +434,11 @@ typedef struct restored_plugin_descriptor {
     restored_status (*did_decode_restorable_state)(void *instance, restored_coder *app_coder);
     /** R9: the very end of restoration. Optional. */
     restored_status (*restoration_did_finish)(void *instance);
+
+    /* Added after the first table: a host reads them only when `struct_size` covers them. */
+
+    /** restored_plugin_trait bits; 0 for none. */
+    uint32_t traits;
 } restored_plugin_descriptor;
 
 /** The type of the exported function. */
@@ -385,6 +455,10 @@ _Static_assert(sizeof(restored_value) == 32, "restored_value layout");
 _Static_assert(sizeof(restored_object_info) == 56, "restored_object_info layout");
 _Static_assert(offsetof(restored_host_functions, log) == 8, "restored_host_functions layout");
 _Static_assert(offsetof(restored_plugin_descriptor, create) == 32, "restored_plugin_descriptor layout");
+/* The first tables end where the added fields begin. */
+_Static_assert(offsetof(restored_host_functions, save_occasion) == 96, "restored_host_functions layout");
+_Static_assert(offsetof(restored_host_functions, restore_reason) == 104, "restored_host_functions layout");
+_Static_assert(offsetof(restored_plugin_descriptor, traits) == 192, "restored_plugin_descriptor layout");
 #endif
 
 #ifdef __cplusplus
