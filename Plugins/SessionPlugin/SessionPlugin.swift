@@ -65,9 +65,9 @@ final class SessionPlugin: RestorationPlugin {
     // MARK: Saving
 
     /// Finds the running apps and decides whether they may replace the last
-    /// archive: at the end of the session (logind's `closing`), a save that
+    /// archive: at the end of the session (the save's occasion), a save that
     /// finds fewer instances of an app than the last one is apps being
-    /// killed around it, so it fails and the last archive stays.
+    /// killed around it, so it declines and restored keeps the last archive.
     func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
         refreshEntries()
         let running = RunningAppScanner().scan(entries)
@@ -82,12 +82,11 @@ final class SessionPlugin: RestorationPlugin {
         }
         let counts = kept.mapValues(\.count)
         let fewer = savedCounts.filter { counts[$0.key, default: 0] < $0.value }.keys.sorted()
-        if !fewer.isEmpty || kept.isEmpty, LogindUser.state() == "closing" {
-            // Never a declined save while the session ends: that would
-            // delete the last archive (R6).
-            throw SessionPluginError(fewer.isEmpty
-                ? "no app is left while the session ends: the last archive is kept"
-                : "\(fewer.joined(separator: ", ")) closed while the session ends: the last archive is kept")
+        if !fewer.isEmpty || kept.isEmpty, context.saveOccasion?.endsSession == true {
+            context.log(fewer.isEmpty
+                ? "no app is left while the session ends: declining, so the last archive is kept"
+                : "\(fewer.joined(separator: ", ")) closed while the session ends: declining, so the last archive is kept")
+            return false
         }
         savedCounts = counts
         let windows = WindowPlacer(environment: environment)?.windowsByProcess() ?? [:]

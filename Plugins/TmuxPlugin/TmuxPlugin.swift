@@ -161,7 +161,6 @@ final class TmuxPlugin: RestorationPlugin {
     func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
         servers = []
         editorReadDeadline = ContinuousClock.now + Self.editorReadBudget
-        var keepLastArchive: String?
         let sockets = TmuxServer.sockets(environment: environment).filter { !ignoredServers.contains($0.name) }
         for server in sockets {
             guard let runner = runner(for: server.socket) else { break }
@@ -178,29 +177,17 @@ final class TmuxPlugin: RestorationPlugin {
         }
         let answered = Set(servers.compactMap(\.restorationIdentifier))
         let gone = answeredLastTime.subtracting(answered)
-        // No socket at all: tmux never ran (or is not installed) since the
-        // machine started; nothing to save, and nothing to ask logind.
-        if !gone.isEmpty || (servers.isEmpty && !sockets.isEmpty) {
-            // Servers went away since the last save, or none answers: did
-            // the user quit them, or are they being killed around this save?
-            switch LogindUser.state() {
-            case "closing"?:
-                if !gone.isEmpty {
-                    keepLastArchive = "tmux server \(gone.sorted().joined(separator: ", ")) went away while the session ends: the last archive is kept"
-                } else if servers.isEmpty {
-                    keepLastArchive = "no tmux server answers while the session ends: the last archive is kept"
-                }
-            case nil where !gone.isEmpty:
-                // Without logind, only the save right after they went: the
-                // next one decides by what answers then (no failure at every
-                // save while stale sockets stay).
-                keepLastArchive = "tmux server \(gone.sorted().joined(separator: ", ")) went away and logind cannot say whether the session is ending: the last archive is kept this time"
-                answeredLastTime = answered
-            default:
-                break
-            }
+        // While the session ends, servers die around this save: fewer of
+        // them than last time (or none, where sockets remain) is the session
+        // going, not the user quitting tmux. Declining then keeps the last
+        // archive (restored's rule for the end of a session, R6). No socket
+        // at all: tmux never ran since the machine started.
+        if context.saveOccasion?.endsSession == true, !gone.isEmpty || (servers.isEmpty && !sockets.isEmpty) {
+            context.log(gone.isEmpty
+                ? "no tmux server answers while the session ends: declining, so the last archive is kept"
+                : "tmux server \(gone.sorted().joined(separator: ", ")) went away while the session ends: declining, so the last archive is kept")
+            return false
         }
-        if let keepLastArchive { throw TmuxError(keepLastArchive) }
         answeredLastTime = answered
         // No server while the session lives on: the user quit tmux; nothing
         // to save, and the last archive is stale (R6).

@@ -44,6 +44,8 @@ public final class Daemon: Service {
     /// Autosave pauses while it is set: the apps may be quitting.
     private let logoutStart = Mutex<Date?>(nil)
     private let registry: AppRegistry
+    /// Tells a login from a restart during the session.
+    private let marker: SessionMarker
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -51,6 +53,7 @@ public final class Daemon: Service {
         self.logger = logger
         self.notifier = SystemdNotifier(environment: environment)
         self.startupID = environment["DESKTOP_AUTOSTART_ID"] ?? ""
+        self.marker = SessionMarker(stateDirectory: configuration.stateDirectory, environment: environment)
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
         self.registry = AppRegistry(
             loader: PluginLoader(directories: configuration.pluginDirectories),
@@ -68,8 +71,15 @@ public final class Daemon: Service {
         await registry.reload()
         // Queue every app's restore first: a save asked for from now on (a
         // suspend at login, an admin call) runs after it on the app's queue.
+        // A restart during the session (a crash, an upgrade) finds the apps
+        // live: each plugin is told it is a recovery, and only those that
+        // restore into a running app are walked.
+        let start: ActivityTrigger = marker.markStarted() ? .recovery : .login
+        if start == .recovery {
+            logger.notice("restored started again during the session: its apps are live, so only plugins that restore into a running app are restored")
+        }
         let restoreDeadline = ContinuousClock.now + configuration.walkTimeout
-        let loginRestores = registry.hosts.map { ($0, $0.startRestore(using: engine, mode: .automatic, trigger: .login, deadline: restoreDeadline)) }
+        let loginRestores = registry.hosts.map { ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline)) }
         state.phase = .restoring
         let session: DBusConnection
         do {
@@ -110,7 +120,7 @@ public final class Daemon: Service {
         let jobs = ServiceGroup(configuration: ServiceGroupConfiguration(services: firstJobs, logger: logger))
         async let jobsEnded: Void = run(jobs)
 
-        await waitForLoginRestore(loginRestores)
+        await waitForLoginRestore(loginRestores, trigger: start)
         state.phase = .running
 
         let sessionManager = await followSessionManager(session)
@@ -131,7 +141,7 @@ public final class Daemon: Service {
         }
         await jobsEnded
 
-        await saveBeforeStopping()
+        await saveBeforeStopping(probe: SessionEndProbe(sessionBus: session, systemBus: configuration.systemBus))
         registry.stopAll()
         await inhibitor?.release()
     }
@@ -145,11 +155,20 @@ public final class Daemon: Service {
         }
     }
 
-    /// The save at SIGTERM, SIGINT or Stop, inside systemd's stop timeout.
-    /// Apps saved at the session manager's EndSession moments ago are not
-    /// saved again: they may have quit since.
-    private func saveBeforeStopping() async {
+    /// The save at SIGTERM, SIGINT or Stop, inside systemd's stop timeout:
+    /// for the end of the session when `probe` finds a witness of it (the
+    /// plugins are told, and a decline keeps the last archive), otherwise
+    /// for restored stopping alone. Apps saved at the session manager's
+    /// EndSession moments ago are not saved again: they may have quit since.
+    private func saveBeforeStopping(probe: SessionEndProbe) async {
         state.phase = .stopping
+        let trigger: ActivityTrigger
+        if let witness = await probe.witness() {
+            logger.info("the session ends (\(witness)): saving every app for the session end")
+            trigger = .logout
+        } else {
+            trigger = .stop
+        }
         var remaining = registry.hosts
         if let logout = logoutStart.withLock({ $0 }), Date().timeIntervalSince(logout) < Double(Self.logoutSaveTrust.components.seconds) {
             // Each app saved at this logout is trusted on its own: a hung
@@ -168,11 +187,16 @@ public final class Daemon: Service {
         try? notifier.stopping(status: "Saving \(hosts.count) app\(hosts.count == 1 ? "" : "s") before stopping")
         // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
         let deadline = ContinuousClock.now + Self.stopSaveBudget
+        let reports = Mutex<[PreservationReport]>([])
         let finished = await Deadline.race(deadline: deadline) {
-            await self.saveAll(hosts, trigger: .stop, deadline: deadline)
+            let done = await self.saveAll(hosts, trigger: trigger, deadline: deadline)
+            reports.withLock { $0 = done }
         }
         if finished {
-            logger.info("saved every app before stopping")
+            let done = reports.withLock { $0 }
+            let failed = done.filter { $0.outcome.word == .failed }.map(\.appID.rawValue).sorted()
+            let line = "before stopping: " + Self.tally(done)
+            if failed.isEmpty { logger.info("\(line)") } else { logger.error("\(line); not saved: \(failed.joined(separator: ", ")) (their last archives are kept)") }
         } else {
             logger.error("saving before stopping took longer than \(Self.stopSaveBudget); stopping anyway so systemd does not kill restored; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
         }
@@ -181,13 +205,13 @@ public final class Daemon: Service {
     /// Waits for the restores queued at start (R7, R15), which run
     /// concurrently, each reporting its result; returns when all are done or
     /// ``loginRestoreBudget`` has passed.
-    private func waitForLoginRestore(_ restores: [(AppHost, Task<RestorationReport, Never>)]) async {
+    private func waitForLoginRestore(_ restores: [(AppHost, Task<RestorationReport, Never>)], trigger: ActivityTrigger) async {
         let hosts = restores.map(\.0)
         let finished = await Deadline.race(deadline: .now + Self.loginRestoreBudget) { [logger] in
             await withTaskGroup(of: Void.self) { group in
                 for (host, restore) in restores {
                     group.addTask {
-                        let activity = AppActivity(await restore.value, trigger: .login)
+                        let activity = AppActivity(await restore.value, trigger: trigger)
                         logger.log(level: activity.isFailure ? .warning : .info, "\(host.appID): \(activity.summary)", metadata: ["app": "\(host.appID)"])
                     }
                 }
@@ -275,6 +299,14 @@ public final class Daemon: Service {
         let failed = reports.filter { $0.outcome.word == .failed }.count
         state.lastSave = DaemonState.SaveRound(trigger: trigger, time: Date(), saved: saved, failed: failed)
         return reports
+    }
+
+    /// How a round of saves went, in words: `2 saved, 1 kept its last archive, 1 failed`.
+    static func tally(_ reports: [PreservationReport]) -> String {
+        if reports.isEmpty { return "no app to save" }
+        let counts = Dictionary(grouping: reports, by: \.outcome.word).mapValues(\.count)
+        let words: [(SaveOutcome, String)] = [(.saved, "saved"), (.kept, "kept its last archive"), (.declined, "declined (archive discarded)"), (.failed, "failed")]
+        return words.compactMap { word, text in counts[word].map { "\($0) \(text)" } }.joined(separator: ", ")
     }
 
     /// The apps of `hosts` with a save under way.

@@ -103,8 +103,12 @@ import Testing
 
         /// The end of a daemon's log, for failure messages.
         func log(_ name: String) -> String {
-            let text = (try? String(contentsOfFile: bus.directory.appendingPathComponent(name).path, encoding: .utf8)) ?? "(no log)"
-            return String(text.suffix(3000))
+            String(wholeLog(name).suffix(3000))
+        }
+
+        /// A daemon's whole log.
+        func wholeLog(_ name: String) -> String {
+            (try? String(contentsOfFile: bus.directory.appendingPathComponent(name).path, encoding: .utf8)) ?? "(no log)"
         }
     }
 
@@ -146,6 +150,41 @@ import Testing
         let restored = try String(contentsOfFile: environment.notes + "/ui.json", encoding: .utf8)
         #expect(restored.contains("typed after resume"))
         #expect(await again.terminated() == 0)
+    }
+
+    @Test("R7: restored started again in the same session (its mark in XDG_RUNTIME_DIR) is a recovery: the live app gets no restore, its archive stays; a new session (a fresh runtime directory) restores")
+    func recoveryRestoresNothingLive() async throws {
+        let environment = try await Environment.make()
+        let runtime = environment.bus.directory.path + "/runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let daemon = try environment.startDaemon(log: "restored-1.log", environment: ["XDG_RUNTIME_DIR": runtime])
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(await daemon.terminated() == 0)
+        let archive = try Data(contentsOf: URL(fileURLWithPath: environment.archive))
+
+        // The app moved on while restored was down; a restore would undo it.
+        let live = #"{"editorText":"typed while restored was down","selectedIndices":[1],"editorNoteID":"b"}"#
+        try live.write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: ["XDG_RUNTIME_DIR": runtime])
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        let app = try #require(try await admin.apps()["org.example.Notes"])
+        #expect(app["LastOutcome"] == .string("live"), "\(app)")
+        #expect(app["LastTrigger"] == .string("recovery"), "\(app)")
+        #expect(try String(contentsOfFile: environment.notes + "/ui.json", encoding: .utf8) == live)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: environment.archive)) == archive)
+        #expect(environment.wholeLog("restored-2.log").contains("restored started again during the session"))
+        #expect(await again.terminated() == 0)
+
+        // A new session: a fresh runtime directory, so a login that restores.
+        try FileManager.default.removeItem(atPath: runtime)
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(atPath: environment.notes + "/ui.json")
+        let third = try environment.startDaemon(log: "restored-3.log", environment: ["XDG_RUNTIME_DIR": runtime])
+        _ = try await environment.waitForNotify("READY=1")
+        #expect(try String(contentsOfFile: environment.notes + "/ui.json", encoding: .utf8).contains("typed while restored was down"))
+        #expect(await third.terminated() == 0)
     }
 
     @Test("Logout through the session manager: QueryEndSession is answered, EndSession saves then answers, Stop ends the daemon")

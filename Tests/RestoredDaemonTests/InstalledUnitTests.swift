@@ -87,7 +87,7 @@ import TmuxControl
         #expect(hosts.allSatisfy { kill($0, 0) != 0 || ProcessFacts.state(of: $0) == "Z" })
     }
 
-    @Test("A logout where the whole user manager exits at once (restored and a tmux server in its own unit stopped together) keeps the app saved before", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    @Test("R6: a logout where the whole user manager exits at once (restored and a tmux server in its own unit stopped together) is a session end, and keeps the app saved before", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func managerExits() async throws {
         let installation = try await Self.installed()
         let (manager, prefix, log, server) = (installation.manager, installation.prefix, installation.log, installation.tmux)
@@ -110,6 +110,9 @@ import TmuxControl
         let archive = try ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored")).read(try AppID("org.restored.Tmux")).archive
         #expect(archive.objects.contains { $0.path.description == "default/work" }, "\(archive.objects.map(\.path.description)) \(text)")
         #expect(!text.contains("crashed"), "\(text)")
+        // restored learnt of the session's end from the manager, over the
+        // bus that now outlives it, and told the plugin so.
+        #expect(text.contains("the session ends (the user manager is stopping)"), "\(text)")
     }
 
     @Test("A call to org.restored1 starts the unit through D-Bus activation (the installed org.restored1.service, SystemdService=restored.service), Type=notify with its watchdog", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
@@ -154,5 +157,53 @@ import TmuxControl
         #expect(cgroup.contains("/app.slice/app-restored-tmux@"), "\(cgroup)")
         let main = try #require(Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(ProcessFacts.seccomp(of: main) == "2")
+    }
+
+    @Test("R7: restored restarted while the session runs (an upgrade's restart, a crash that Restart=on-failure answers) is a recovery: the live tmux server is left as it is, no second one is started, and its archive stays", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func restartIsRecovery() async throws {
+        let installation = try await Self.installed()
+        let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
+        defer { manager.stop() }
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work"])
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+        let control = { (arguments: [String]) in
+            try await CompletedCommand.run(prefix + "/bin/restored-ctl", arguments, environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        }
+        #expect(try await control(["save", "org.restored.Tmux"]).status == 0)
+        let store = ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored"))
+        let saved = try store.read(try AppID("org.restored.Tmux")).archive
+        // The user goes on: a session the archive does not have.
+        _ = try server.run(["new-session", "-d", "-s", "later"])
+        let mainPID = { () async throws -> Int32 in
+            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let first = try await mainPID()
+
+        #expect(try await manager.systemctl(["restart", "restored.service"]).status == 0)
+        let restarted = try await mainPID()
+        // A crash: systemd starts it again after RestartSec.
+        kill(restarted, SIGKILL)
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) {
+            let now = (try? await mainPID()) ?? 0
+            guard now != 0, now != restarted else { return false }
+            let active = try await manager.systemctl(["is-active", "restored.service"]).output
+            return active.hasPrefix("active")
+        }
+        #expect(first != restarted)
+
+        let log = (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? ""
+        #expect(log.components(separatedBy: "restored started again during the session").count == 3, "\(log)")
+        #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "later\nwork\n")
+        let units = try await manager.systemctl(["list-units", "--all", "--no-legend", "app-restored-*"]).output
+        #expect(units.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(units)")
+        let apps = try await control(["apps"])
+        #expect(apps.output.contains("live"), "\(apps.output)")
+        // The restart's stop saved what runs (restored stopping alone); the
+        // crash saved nothing; no restore touched the archive's count.
+        let now = try store.read(try AppID("org.restored.Tmux")).archive
+        #expect(now.generation == saved.generation + 1)
+        #expect(now.restoreAttempts == 0)
+        #expect(now.objects.contains { $0.path.description == "default/later" })
     }
 }

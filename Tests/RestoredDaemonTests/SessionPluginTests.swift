@@ -1,6 +1,8 @@
 import Foundation
+import RestoredArchive
 import RestoredDBus
 import RestoredTestSupport
+import SystemPackage
 import Testing
 import X11Client
 
@@ -118,7 +120,7 @@ import X11Client
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("At the end of the session, a save that finds apps closed since the last one keeps the last archive; in a live session it saves what runs")
+    @Test("R6: in a live session a save keeps what runs; at the end of the session (logind closing when restored is stopped) a save that finds the apps gone declines and restored keeps the last archive")
     func goingAway() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
@@ -140,19 +142,23 @@ import X11Client
         let (daemon, admin, generation) = try await environment.startAndSave(Self.appID, environment: variables)
         defer { admin.close() }
 
-        // Logout: logind says closing, and one app is already gone.
-        try await environment.logind.setUser(getuid(), state: "closing")
-        two.stop()
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
-        let kept = try #require(try await admin.apps()[Self.appID])
-        #expect(kept["Generation"]?.uint64Value == generation)
-        #expect(kept["LastDetail"]?.stringValue?.contains("org.example.Second.desktop closed while the session ends: the last archive is kept") == true, "\(kept)")
-
-        // In a live session the user closed it: the save keeps what runs.
+        // In a live session the user closed one: the save keeps what runs.
         try await environment.logind.setUser(getuid(), state: "active")
+        two.stop()
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
         #expect(try await admin.apps()[Self.appID]?["Generation"]?.uint64Value == generation + 1)
+
+        // Logout: logind says closing, the other app is gone already, and
+        // restored is stopped: its save is the session end's.
+        try await environment.logind.setUser(getuid(), state: "closing")
+        one.stop()
         #expect(await daemon.terminated() == 0)
+        let store = ArchiveStore(directory: FilePath(environment.state))
+        #expect(try store.read(try AppID(Self.appID)).archive.generation == generation + 1)
+        let log = environment.wholeLog("restored.log")
+        #expect(log.contains("the session ends (logind says the user's session is closing)"), "\(log)")
+        #expect(log.contains("org.example.First.desktop closed while the session ends: declining, so the last archive is kept"), "\(log)")
+        #expect(log.contains("1 kept its last archive"), "\(log)")
     }
 
     @Test("A terminal comes back in the directory of the shell it showed, not its own, on its workspace at its place (xterm under Xvfb and openbox)")

@@ -1,5 +1,6 @@
 import Foundation
 import NeovimControl
+import RestoredArchive
 import RestoredDBus
 import RestoredLaunch
 import RestoredTestSupport
@@ -179,7 +180,7 @@ import TmuxControl
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("A save that finds the servers gone while the session ends keeps the last archive; after the user quit tmux in a live session, the archive goes (R6)")
+    @Test("R6: a save at the end of the session (logind closing when restored is stopped) that finds the servers gone declines and restored keeps the last archive; after the user quit tmux in a live session, the archive goes")
     func goingAwayOrQuit() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
@@ -192,20 +193,30 @@ import TmuxControl
         let (daemon, admin, generation) = try await environment.startAndSave(Self.appID, environment: Self.shellEnvironment(tmuxDirectory))
         defer { admin.close() }
 
-        // Logout: logind says the user is closing, and tmux is killed first.
+        // Logout: logind says the user is closing, tmux is killed first,
+        // then restored is stopped: its save is the session end's.
         try await environment.logind.setUser(getuid(), state: "closing")
         _ = try server.run(["kill-server"])
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
-        let kept = try #require(try await admin.apps()[Self.appID])
-        #expect(kept["Generation"]?.uint64Value == generation)
-        #expect(kept["LastDetail"]?.stringValue?.contains("tmux server default went away while the session ends: the last archive is kept") == true, "\(kept)")
-
-        // The session lives on and the user quit tmux: nothing to save, the archive goes.
-        try await environment.logind.setUser(getuid(), state: "active")
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
-        #expect(try await admin.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
-        #expect(try await admin.apps()[Self.appID]?["HasArchive"] == .boolean(false))
         #expect(await daemon.terminated() == 0)
+        let store = ArchiveStore(directory: FilePath(environment.state))
+        #expect(try store.read(try AppID(Self.appID)).archive.generation == generation)
+        let log = environment.wholeLog("restored.log")
+        #expect(log.contains("tmux server default went away while the session ends: declining, so the last archive is kept"), "\(log)")
+        #expect(log.contains("1 kept its last archive"), "\(log)")
+
+        // The next login brings the server back; then, the session living
+        // on, the user quits tmux: nothing to save, the archive goes.
+        try await environment.logind.setUser(getuid(), state: "active")
+        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
+        _ = try await environment.waitForNotify("READY=1")
+        let second = try await environment.admin()
+        defer { second.close() }
+        #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "keep\n", "\(environment.log("restored-2.log"))")
+        _ = try server.run(["kill-server"])
+        #expect(try await second.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
+        #expect(try await second.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
+        #expect(try await second.apps()[Self.appID]?["HasArchive"] == .boolean(false))
+        #expect(await again.terminated() == 0)
     }
 
     @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback); names and directories holding #(...) or / come back as they were and run nothing")

@@ -1,0 +1,49 @@
+import Glibc
+import SystemPackage
+
+/// The mark restored leaves in the user's runtime directory when it starts,
+/// to tell a login from a restart.
+///
+/// `$XDG_RUNTIME_DIR` lives exactly as long as the user has a session (logind
+/// removes it when the last one closes, and it is a tmpfs cleared at boot). A
+/// mark found there at start means restored already ran in this session and
+/// started again (after a crash, with `Restart=on-failure`, or an upgrade):
+/// the apps are live, and the start is a ``RestoreReason/recovery``. The mark
+/// is named after the state directory, so a second restored of other state
+/// (the demo, a test) is a session of its own. Without `XDG_RUNTIME_DIR`
+/// there is no session to tell apart: every start is a login.
+struct SessionMarker {
+    /// The mark's file, or nil without a runtime directory.
+    let file: FilePath?
+
+    /// The mark of `stateDirectory` in the runtime directory of `environment`.
+    init(stateDirectory: FilePath, environment: [String: String]) {
+        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+            file = nil
+            return
+        }
+        file = FilePath(runtime).appending("restored").appending("started-" + Self.name(of: stateDirectory))
+    }
+
+    /// Whether restored ran before in this session; leaves the mark for the
+    /// next start. A mark that cannot be written is a login, now and next time.
+    func markStarted() -> Bool {
+        guard let file else { return false }
+        let found = access(file.string, F_OK) == 0
+        if !found {
+            _ = mkdir(file.removingLastComponent().string, 0o700)
+            let mark = try? FileDescriptor.open(file, .writeOnly, options: [.create, .noFollow, .closeOnExec], permissions: .ownerReadWrite)
+            try? mark?.close()
+        }
+        return found
+    }
+
+    /// FNV-1a of the path, in hex: a stable short name (not a secret).
+    static func name(of directory: FilePath) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in directory.string.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
