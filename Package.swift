@@ -188,6 +188,7 @@ let package = Package(
                 "RestoredSystemd",
                 "RestoredHostProtocol",
                 "RestoredPluginHosting",
+                "UnixSocket",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -31,6 +31,9 @@ final class SessionPlugin: RestorationPlugin {
     static let appVersion = "1"
     static let displayName = "Session apps"
     static var restorationClasses: [any RestorationClass.Type] { [DesktopAppObject.self, AppInstanceObject.self] }
+    /// Windows need the desktop: restored restores this plugin once the
+    /// graphical session is up.
+    static var traits: PluginTraits { [.needsGraphicalSession] }
 
     let context: PluginContext
     let environment: [String: String]

@@ -6,7 +6,10 @@ import RestoredEngine
 /// replace one).
 enum ActionOutcomeCheck {
     /// Throws one line naming every app whose `action` failed, for the
-    /// named apps or (none named) every app with a plugin.
+    /// named apps or (none named) every app with a plugin; says on standard
+    /// error which apps kept their last archive, and why (not a failure: a
+    /// session ending, a restore waiting for the desktop), and which were
+    /// live (a recovery restores nothing into a running app).
     static func check(client: DaemonClient, apps: [String], action: String) async throws(ControlError) {
         let records = try await client.apps().filter { record in
             apps.isEmpty ? record.plugin != nil : apps.contains(record.app)
@@ -21,6 +24,8 @@ enum ActionOutcomeCheck {
                 failures.append("\(record.app) (skipped: \(last.detail); restored-ctl restore --force \(record.app))")
             case .restore(.noArchive)? where !apps.isEmpty:
                 failures.append("\(record.app) (no archive)")
+            case .save(.kept)?, .restore(.live)?:
+                Console.note("\(record.app): \(last.detail)")
             default:
                 break
             }

@@ -43,6 +43,8 @@ public final class AppHost: @unchecked Sendable {
         var saves: [ActivityTrigger] = []
         /// Restores asked for and not finished.
         var restores = 0
+        /// Its login restore waits for the desktop.
+        var awaitsDesktop = false
     }
 
     /// Serves the app of `plugin`, a started plugin host that loaded `identity`.
@@ -63,6 +65,17 @@ public final class AppHost: @unchecked Sendable {
     /// Whether a restore is under way (or waiting its turn).
     public var isRestoring: Bool { progress.withLock { $0.restores > 0 } }
 
+    /// Whether the app's login restore waits for the graphical session. Until
+    /// it is done no save runs: the app cannot be there yet, and a save would
+    /// find it missing and discard the archive the restore needs.
+    public var awaitsDesktop: Bool {
+        get { progress.withLock { $0.awaitsDesktop } }
+        set { progress.withLock { $0.awaitsDesktop = newValue } }
+    }
+
+    /// What a save reports while ``awaitsDesktop``.
+    static let awaitingDesktop = "not saved: its restore waits for the desktop (graphical-session.target or a display); its archive is kept"
+
     /// Saves the app; its helper is killed if it has not answered by `deadline`.
     public func preserve(using engine: RestorationEngine, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> PreservationReport {
         await save(using: engine, trigger: trigger, unlessUnchanged: false, deadline: deadline)!
@@ -75,8 +88,13 @@ public final class AppHost: @unchecked Sendable {
     }
 
     private func save(using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, deadline: ContinuousClock.Instant) async -> PreservationReport? {
+        // Waiting for the desktop, autosave records nothing; any other save
+        // says why it kept the archive.
+        if awaitsDesktop && unlessUnchanged { return nil }
         progress.withLock { $0.saves.append(trigger) }
-        let report = await onQueue { self.saveOnQueue(using: engine, occasion: trigger.saveOccasion, unlessUnchanged: unlessUnchanged, deadline: deadline) }
+        let report: PreservationReport? = awaitsDesktop
+            ? PreservationReport(appID: appID, outcome: .kept(Self.awaitingDesktop))
+            : await onQueue { self.saveOnQueue(using: engine, occasion: trigger.saveOccasion, unlessUnchanged: unlessUnchanged, deadline: deadline) }
         let activity = report.map { AppActivity($0, trigger: trigger) }
         progress.withLock { progress in
             if let index = progress.saves.firstIndex(of: trigger) { progress.saves.remove(at: index) }

@@ -46,6 +46,10 @@ public final class Daemon: Service {
     private let registry: AppRegistry
     /// Tells a login from a restart during the session.
     private let marker: SessionMarker
+    /// restored's environment, for the desktop's variables.
+    private let environment: [String: String]
+    /// How often to look for the desktop while apps wait for it.
+    static let desktopPollInterval = Duration.seconds(1)
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -54,6 +58,7 @@ public final class Daemon: Service {
         self.notifier = SystemdNotifier(environment: environment)
         self.startupID = environment["DESKTOP_AUTOSTART_ID"] ?? ""
         self.marker = SessionMarker(stateDirectory: configuration.stateDirectory, environment: environment)
+        self.environment = environment
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
         self.registry = AppRegistry(
             loader: PluginLoader(directories: configuration.pluginDirectories),
@@ -71,16 +76,6 @@ public final class Daemon: Service {
         await registry.reload()
         // Queue every app's restore first: a save asked for from now on (a
         // suspend at login, an admin call) runs after it on the app's queue.
-        // A restart during the session (a crash, an upgrade) finds the apps
-        // live: each plugin is told it is a recovery, and only those that
-        // restore into a running app are walked.
-        let start: ActivityTrigger = marker.markStarted() ? .recovery : .login
-        if start == .recovery {
-            logger.notice("restored started again during the session: its apps are live, so only plugins that restore into a running app are restored")
-        }
-        let restoreDeadline = ContinuousClock.now + configuration.walkTimeout
-        let loginRestores = registry.hosts.map { ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline)) }
-        state.phase = .restoring
         let session: DBusConnection
         do {
             session = try await DBusConnection.connect(to: configuration.sessionBus)
@@ -88,6 +83,27 @@ public final class Daemon: Service {
             throw DBusError(name: error.name, message: "\(error.message); restored serves a desktop session: run it inside one (DBUS_SESSION_BUS_ADDRESS), or try scripts/demo")
         }
         defer { session.close() }
+        // A restart during the session (a crash, an upgrade) finds the apps
+        // live: each plugin is told it is a recovery, and only those that
+        // restore into a running app are walked.
+        let start: ActivityTrigger = marker.markStarted() ? .recovery : .login
+        if start == .recovery {
+            logger.notice("restored started again during the session: its apps are live, so only plugins that restore into a running app are restored")
+        }
+        // Apps of the graphical session wait for the desktop (their archive
+        // untouched, no save) when it is not there yet; the rest (tmux) are
+        // restored at once.
+        let desktop = GraphicalSession(sessionBus: session, environment: environment)
+        let waiting = await hostsWaitingForDesktop(desktop, start: start)
+        // Queue every app's restore first: a save asked for from now on (a
+        // suspend at login, an admin call) runs after it on the app's queue.
+        let restoreDeadline = ContinuousClock.now + configuration.walkTimeout
+        let loginRestores = registry.hosts.filter { host in !waiting.contains { $0 === host } }.map {
+            ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline))
+        }
+        state.phase = .restoring
+        let desktopWatch = waiting.isEmpty ? nil : Task { await self.restoreWhenDesktopArrives(waiting, desktop: desktop, trigger: start) }
+        defer { desktopWatch?.cancel() }
         registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
         let (inhibitor, power) = await startPowerEvents()
         // Serve the object before owning the name: calls queued by D-Bus
@@ -220,6 +236,49 @@ public final class Daemon: Service {
         if !finished {
             let late = hosts.filter(\.isRestoring).map(\.appID.rawValue)
             logger.warning("still restoring after \(Self.loginRestoreBudget): \(late.joined(separator: ", ")); starting anyway, they finish in the background")
+        }
+    }
+
+    /// The hosts of plugins that need the graphical session, when it is not
+    /// there yet: at a login, those with an archive wait (``AppHost/awaitsDesktop``);
+    /// the others take the desktop's variables now, or when it comes.
+    private func hostsWaitingForDesktop(_ desktop: GraphicalSession, start: ActivityTrigger) async -> [AppHost] {
+        let graphical = registry.hosts.filter { $0.identity.traits.contains(.needsGraphicalSession) }
+        guard !graphical.isEmpty else { return [] }
+        if let variables = await desktop.desktop() {
+            for host in graphical { host.plugin.desktopEnvironment = variables }
+            return []
+        }
+        for host in graphical where start == .login && (try? engine.store.summary(of: host.appID)) != nil {
+            host.awaitsDesktop = true
+            logger.notice("\(host.appID) waits for the desktop (graphical-session.target, or a display in the user manager's environment) to be restored; it is not saved until then", metadata: ["app": "\(host.appID)"])
+        }
+        return graphical
+    }
+
+    /// Looks for the desktop every ``desktopPollInterval`` until it is
+    /// there, then gives `hosts` its variables and restores those that wait.
+    private func restoreWhenDesktopArrives(_ hosts: [AppHost], desktop: GraphicalSession, trigger: ActivityTrigger) async {
+        var variables: [String: String]?
+        while variables == nil {
+            guard (try? await Task.sleep(for: Self.desktopPollInterval)) != nil else { return }
+            variables = await desktop.desktop()
+        }
+        let found = variables ?? [:]
+        let display = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { name in found[name].map { "\(name)=\($0)" } }.joined(separator: ", ")
+        logger.info("the desktop is there (\(display.isEmpty ? "graphical-session.target is active" : display))")
+        let deadline = ContinuousClock.now + configuration.walkTimeout
+        await withTaskGroup(of: Void.self) { [engine, logger] group in
+            for host in hosts {
+                host.plugin.desktopEnvironment = found
+                guard host.awaitsDesktop else { continue }
+                host.awaitsDesktop = false
+                let restore = host.startRestore(using: engine, mode: .automatic, trigger: trigger, deadline: deadline)
+                group.addTask {
+                    let activity = AppActivity(await restore.value, trigger: trigger)
+                    logger.log(level: activity.isFailure ? .warning : .info, "\(host.appID): \(activity.summary)", metadata: ["app": "\(host.appID)"])
+                }
+            }
         }
     }
 

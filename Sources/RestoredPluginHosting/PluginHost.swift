@@ -92,6 +92,11 @@ public final class PluginHost: Sendable {
         var options: [String: String] = [:]
         /// The running helper created the plugin with other options.
         var optionsChanged = false
+        /// Variables over the configuration's environment for the helpers
+        /// started from now on (``desktopEnvironment``).
+        var desktopEnvironment: [String: String] = [:]
+        /// The running helper was started with another environment.
+        var environmentChanged = false
         /// The running helper has had a walk (and so created the plugin).
         var processHasWalked = false
     }
@@ -125,6 +130,21 @@ public final class PluginHost: Sendable {
                 state.options = newValue
                 // A helper that has not walked yet creates the plugin with them.
                 state.optionsChanged = state.process != nil && state.processHasWalked
+            }
+        }
+    }
+
+    /// The desktop's variables (`DISPLAY`, `WAYLAND_DISPLAY` ...), over the
+    /// configuration's environment, for the helpers started from now on:
+    /// set once the graphical session is up, for a plugin that needs it.
+    /// New ones end the running helper before the next walk.
+    public var desktopEnvironment: [String: String] {
+        get { state.withLock { $0.desktopEnvironment } }
+        set {
+            state.withLock { state in
+                guard state.desktopEnvironment != newValue else { return }
+                state.desktopEnvironment = newValue
+                state.environmentChanged = state.process != nil
             }
         }
     }
@@ -174,7 +194,10 @@ public final class PluginHost: Sendable {
         configuration.quarantineRecord?.remove(file)
         let process: HelperProcess
         do {
-            process = try HelperProcess.spawn(executable: configuration.executable, plugin: file, environment: configuration.environment)
+            let desktop = state.withLock { $0.desktopEnvironment }
+            process = try HelperProcess.spawn(
+                executable: configuration.executable, plugin: file, environment: configuration.environment.merging(desktop) { _, desktop in desktop }
+            )
         } catch {
             return .failure(.fault(.spawnFailed("\(configuration.executable.string): \(error)")))
         }
@@ -188,6 +211,7 @@ public final class PluginHost: Sendable {
                 defer {
                     state.process = process
                     state.optionsChanged = false
+                    state.environmentChanged = false
                     state.processHasWalked = false
                     state.instance += 1
                     state.identity = identity
@@ -282,13 +306,15 @@ public final class PluginHost: Sendable {
 
     /// The running helper, started (again) when there is none or the file changed.
     private func ensureRunning() -> Result<(process: HelperProcess, instance: UInt64, appID: AppID?), PluginHostFault> {
-        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity, state.optionsChanged) }
+        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity, state.optionsChanged, state.environmentChanged) }
         if let process = current.0 {
-            if process.reapIfExited() == nil, FileIdentity(of: file) == current.3, !current.4 {
+            if process.reapIfExited() == nil, FileIdentity(of: file) == current.3, !current.4, !current.5 {
                 return .success((process, current.1, current.2?.appID))
             }
             if current.4, process.ending == nil {
                 logger.notice("\(appName): its options changed; starting a new plugin host with them", metadata: metadata)
+            } else if current.5, process.ending == nil {
+                logger.info("\(appName): the desktop is there; starting a new plugin host with its display", metadata: metadata)
             } else if let ending = process.ending {
                 logger.warning("\(appName): its plugin host had ended between walks (\(Self.describe(ending))); starting it again", metadata: metadata)
             } else {

@@ -206,4 +206,69 @@ import TmuxControl
         #expect(now.restoreAttempts == 0)
         #expect(now.objects.contains { $0.path.description == "default/later" })
     }
+
+    @Test("R7: at login the user manager starts restored before the desktop is there: the session's apps wait (not saved, their archive kept) until the desktop exports its display to the manager, then come back on it; tmux needs no desktop", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func loginIntoTheDesktop() async throws {
+        let installation = try await Self.installed()
+        let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
+        defer { manager.stop() }
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work"])
+        let control = { (arguments: [String]) in
+            try await CompletedCommand.run(prefix + "/bin/restored-ctl", arguments, environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        }
+        let share = manager.directory + "/share"
+        try FileManager.default.createDirectory(atPath: share + "/applications", withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: share + "/applications/xterm.desktop", atomically: false, encoding: .utf8)
+        try await manager.systemctl(["set-environment", "XDG_DATA_DIRS=\(share)"])
+        let xterms = { (display: String) in
+            manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true && ProcessFacts.environment(of: $0)["DISPLAY"] == display }
+        }
+
+        // Yesterday: an xterm on the desktop, saved.
+        var yesterday: VirtualDisplay? = try VirtualDisplay(log: manager.directory + "/xvfb-1.log")
+        let oldDisplay = try #require(yesterday?.display)
+        try await manager.systemctl(["set-environment", "DISPLAY=\(oldDisplay)"])
+        var variables = manager.clientEnvironment
+        variables["DISPLAY"] = oldDisplay
+        variables["XDG_DATA_DIRS"] = share
+        let xterm = try ChildProcess("/usr/bin/xterm", [], environment: variables, log: manager.directory + "/xterm.log")
+        defer { xterm.stop() }
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+        let saved = try await control(["save", "org.restored.Session"])
+        #expect(saved.status == 0, "\(saved.output)\(saved.error)")
+        let store = ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored"))
+        let archive = try store.read(try AppID("org.restored.Session")).archive
+        #expect(archive.objects.contains { $0.path.description.hasPrefix("xterm.desktop") }, "\(archive.objects.map(\.path.description))")
+
+        // Logout: restored saves and stops, the apps and the display go, and
+        // logind removes the session's runtime directory.
+        #expect(try await manager.systemctl(["stop", "restored.service"]).status == 0)
+        xterm.stop()
+        _ = try server.run(["kill-server"])
+        yesterday = nil
+        try await manager.systemctl(["unset-environment", "DISPLAY"])
+        try FileManager.default.removeItem(atPath: manager.runtimeDirectory + "/restored")
+
+        // Login: the user manager starts restored at once, the desktop later.
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+        let log = { (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? "" }
+        #expect(log().contains("org.restored.Session waits for the desktop"), "\(log())")
+        // tmux needs no desktop: it is back at once.
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { (try? server.run(["list-sessions", "-F", "#{session_name}"])) == "work\n" }
+        let waiting = try await control(["save", "org.restored.Session"])
+        #expect(waiting.output.contains("kept") || waiting.error.contains("kept"), "\(waiting.output)\(waiting.error)")
+        #expect(try store.read(try AppID("org.restored.Session")).archive.objects.contains { $0.path.description.hasPrefix("xterm.desktop") })
+        let early = manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true }
+        #expect(early.isEmpty)
+
+        // The desktop is there: its display runs and reaches the manager.
+        let today = try VirtualDisplay(log: manager.directory + "/xvfb-2.log")
+        try await manager.systemctl(["set-environment", "DISPLAY=\(today.display)"])
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { !xterms(today.display).isEmpty }
+        #expect(log().contains("the desktop is there (DISPLAY=\(today.display))"), "\(log())")
+        let apps = try await control(["apps"])
+        #expect(apps.output.contains("org.restored.Session"), "\(apps.output)")
+        for pid in xterms(today.display) { kill(pid, SIGTERM) }
+    }
 }

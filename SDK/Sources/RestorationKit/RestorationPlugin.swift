@@ -1,4 +1,7 @@
-public import RestoredState
+// The ABI's vocabulary a plugin uses with this API (SaveOccasion,
+// RestoreReason, PluginTraits) lives in RestoredState, shared with the host;
+// a plugin gets it with `import RestorationKit` alone.
+@_exported public import RestoredState
 
 /// A plugin: the restoration class of one app, as a Swift type.
 ///

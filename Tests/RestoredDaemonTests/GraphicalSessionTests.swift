@@ -1,0 +1,48 @@
+import Foundation
+import Glibc
+@testable import RestoredDaemon
+import RestoredTestSupport
+import Testing
+
+/// When a display variable counts as a desktop that is there.
+@Suite struct GraphicalSessionTests {
+    @Test("R7: a display counts when its socket takes a connection; a variable left from an earlier session does not")
+    func reachableDisplays() throws {
+        let root = try TemporaryTestDirectory()
+        let display = try VirtualDisplay(log: root.path + "/xvfb.log")
+        #expect(GraphicalSession.reachesDisplay(["DISPLAY": display.display], runtimeDirectory: nil))
+        #expect(GraphicalSession.reachesDisplay(["DISPLAY": display.display + ".0"], runtimeDirectory: nil))
+        #expect(GraphicalSession.reachesDisplay(["DISPLAY": "unix" + display.display], runtimeDirectory: nil))
+        var free = 901
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(free)") { free += 1 }
+        #expect(!GraphicalSession.reachesDisplay(["DISPLAY": ":\(free)"], runtimeDirectory: nil))
+        #expect(!GraphicalSession.reachesDisplay([:], runtimeDirectory: nil))
+        // A Wayland socket, by name in the runtime directory or by path; a
+        // stale file there takes no connection.
+        let listener = try #require(Self.listen(at: root.path + "/wayland-1"))
+        defer { close(listener) }
+        #expect(GraphicalSession.reachesDisplay(["WAYLAND_DISPLAY": "wayland-1"], runtimeDirectory: root.path))
+        #expect(GraphicalSession.reachesDisplay(["WAYLAND_DISPLAY": root.path + "/wayland-1"], runtimeDirectory: nil))
+        try Data().write(to: URL(fileURLWithPath: root.path + "/wayland-2"))
+        #expect(!GraphicalSession.reachesDisplay(["WAYLAND_DISPLAY": "wayland-2"], runtimeDirectory: root.path))
+        // A display on another host cannot be checked from here: trusted.
+        #expect(GraphicalSession.reachesDisplay(["DISPLAY": "remote.example:0"], runtimeDirectory: nil))
+    }
+
+    /// A listening stream socket at `path`, as a compositor has; nil if it cannot be made.
+    static func listen(at path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, Glibc.listen(descriptor, 4) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+}
