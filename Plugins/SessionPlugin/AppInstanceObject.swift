@@ -10,7 +10,8 @@ import X11Client
 /// files or URLs it was opened with.
 ///
 /// Restored by starting the app again, unless that many instances already
-/// run (no app is started twice).
+/// run (no app is started twice). One whose launch failed keeps what it
+/// was restored from, so that the next saves carry it to the next try.
 final class AppInstanceObject: RestorableObject, RestorationClass {
     var restorationIdentifier: String?
     var restorationClass: (any RestorationClass.Type)? = AppInstanceObject.self
@@ -29,6 +30,21 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         items = entry.map { entry in (app?.openedItems ?? []).filter { DesktopAppLauncher.mayOpen($0, with: entry) } } ?? []
         shells = isTerminal ? app.map { TerminalShells(of: $0.pid) } : nil
         self.windows = windows
+    }
+
+    /// An instance as the archive held it, checked as a restore reads it.
+    private init(index: Int, directory: String?, items: [String], shells: TerminalShells?, windows: [WindowPlacement]) {
+        restorationIdentifier = String(index)
+        self.directory = directory
+        self.items = items
+        self.shells = shells
+        self.windows = windows
+    }
+
+    /// The same instance under another index (carried into a save after
+    /// the running ones).
+    func renumbered(_ index: Int) -> AppInstanceObject {
+        AppInstanceObject(index: index, directory: directory, items: items, shells: shells, windows: windows)
     }
 
     func encodeRestorableState(with coder: StateCoder) throws {
@@ -88,20 +104,23 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                 return nil
             }
             let directories = shellDirectories.filter(SavedText.isPlainAbsolutePath)
-            var windows = decodeWindows(coder)[...]
+            let saved = decodeWindows(coder)
+            let instance = AppInstanceObject(
+                index: index, directory: directory, items: [], shells: TerminalShells(directories: directories, tmuxWindows: tmuxWindows), windows: saved
+            )
+            var windows = saved[...]
             for launch in terminal.launches(directories: directories.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : directories) {
-                plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments))
-                plugin.pendingPlacements.append(windows.first.map { [$0] } ?? [])
+                plugin.pend(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments), placing: windows.first.map { [$0] } ?? [], for: instance)
                 windows = windows.dropFirst()
             }
             if directories.isEmpty && directory == nil {
-                plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: nil, items: []))
-                plugin.pendingPlacements.append(Array(windows))
+                plugin.pend(DesktopLaunch(entry: entry, directory: nil, items: []), placing: Array(windows), for: instance)
             }
-            return AppInstanceObject(index: index, app: nil)
+            return instance
         }
-        plugin.pendingLaunches.append(DesktopLaunch(entry: entry, directory: directory, items: items))
-        plugin.pendingPlacements.append(decodeWindows(coder))
-        return AppInstanceObject(index: index, app: nil)
+        let windows = decodeWindows(coder)
+        let instance = AppInstanceObject(index: index, directory: directory, items: items, shells: nil, windows: windows)
+        plugin.pend(DesktopLaunch(entry: entry, directory: directory, items: items), placing: windows, for: instance)
+        return instance
     }
 }

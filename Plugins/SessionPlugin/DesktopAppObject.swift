@@ -25,6 +25,13 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
         }
     }
 
+    /// An app none of whose instances runs now: those a restore could not
+    /// reopen, carried as the archive had them (renumbered from 0).
+    init(desktopID: String, carrying carried: [AppInstanceObject]) {
+        restorationIdentifier = desktopID
+        instances = carried.enumerated().map { index, instance in instance.renumbered(index) }
+    }
+
     private init(desktopID: String) {
         restorationIdentifier = desktopID
         instances = []

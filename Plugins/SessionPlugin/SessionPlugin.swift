@@ -83,9 +83,12 @@ final class SessionPlugin: RestorationPlugin {
                 kept[app.desktopID, default: []].append(app)
             }
         }
+        // Apps a restore could not reopen stay in the archive for the next
+        // try, until the user runs them again.
+        carried = carried.filter { kept[$0.key] == nil }
         let counts = kept.mapValues(\.count)
         let fewer = savedCounts.filter { counts[$0.key, default: 0] < $0.value }.keys.sorted()
-        if !fewer.isEmpty || kept.isEmpty, context.saveOccasion?.endsSession == true {
+        if !fewer.isEmpty || (kept.isEmpty && carried.isEmpty), context.saveOccasion?.endsSession == true {
             context.log(fewer.isEmpty
                 ? "no app is left while the session ends: declining, so the last archive is kept"
                 : "\(fewer.joined(separator: ", ")) closed while the session ends: declining, so the last archive is kept")
@@ -93,14 +96,38 @@ final class SessionPlugin: RestorationPlugin {
         }
         savedCounts = counts
         let windows = WindowPlacer(environment: environment)?.windowsByProcess() ?? [:]
-        roots = kept.keys.sorted().map { DesktopAppObject(desktopID: $0, instances: kept[$0] ?? [], entry: entries[$0], windows: windows) }
+        roots = Set(kept.keys).union(carried.keys).sorted().map { id in
+            if let instances = kept[id] {
+                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows)
+            } else {
+                DesktopAppObject(desktopID: id, carrying: carried[id] ?? [])
+            }
+        }
         if !leftOut.isEmpty {
             roots.append(ExcludedApps(leftOut.keys.sorted().map { ExcludedApp(desktopID: $0, reason: leftOut[$0]!.reason, instances: leftOut[$0]!.count) }))
         }
-        return !kept.isEmpty
+        return !kept.isEmpty || !carried.isEmpty
     }
 
     // MARK: Restoring
+
+    /// The instances a restore could not reopen (the launch failed, or the
+    /// app exited within ``earlyExitWindow``), by desktop id: carried into
+    /// every save until the user runs the app again, so the next login tries
+    /// again.
+    private var carried: [String: [AppInstanceObject]] = [:]
+    /// For each pending launch, the archived instance it reopens.
+    private var pendingInstances: [AppInstanceObject] = []
+    /// How long a relaunched app must live to count as reopened: one that
+    /// exits sooner (no display, a crash at start) failed to launch.
+    static let earlyExitWindow: Duration = .seconds(3)
+
+    /// Queues a launch of `instance`, with where its windows were.
+    func pend(_ launch: DesktopLaunch, placing placements: [WindowPlacement], for instance: AppInstanceObject) {
+        pendingLaunches.append(launch)
+        pendingPlacements.append(placements)
+        pendingInstances.append(instance)
+    }
 
     /// How many instances of each app run now, by desktop id.
     private var runningNow: [String: Int] = [:]
@@ -137,6 +164,8 @@ final class SessionPlugin: RestorationPlugin {
     func restorationDidFinish() {
         let launches = pendingLaunches
         let placements = pendingPlacements
+        let instances = pendingInstances
+        pendingInstances = []
         let environment = environment
         // Spread out, but all within the budget.
         let interval = launches.count > 1 ? min(launchInterval, Self.launchBudget / (launches.count - 1)) : launchInterval
@@ -164,10 +193,14 @@ final class SessionPlugin: RestorationPlugin {
             }
             return outcomes
         }
+        let launched = ContinuousClock.now
         var detached = 0
-        for (launch, outcome) in zip(launches, outcomes) {
+        var failedInstances: [ObjectIdentifier: (id: String, instance: AppInstanceObject)] = [:]
+        for ((launch, instance), outcome) in zip(zip(launches, instances), outcomes) {
             switch outcome {
-            case .failure(let error): context.log("\(launch.entry.id): not reopened: \(error)", level: .warning)
+            case .failure(let error):
+                context.log("\(launch.entry.id): not reopened: \(error); it stays in the archive for the next login", level: .warning)
+                failedInstances[ObjectIdentifier(instance)] = (launch.entry.id, instance)
             case .success(.detached): detached += 1
             case .success: break
             }
@@ -184,7 +217,27 @@ final class SessionPlugin: RestorationPlugin {
             let placed = placer.place(started, before: before, deadline: ContinuousClock.now + Self.placementBudget)
             context.log("placed \(placed) window(s) where they were", level: .info)
         }
-        context.log("reopened \(launches.count - failed) app instance(s)\(failed > 0 ? ", \(failed) failed" : "")", level: .info)
+        // An app none of whose launches runs a few seconds later failed to
+        // launch. (An app that hands its launch over to an instance already
+        // running counts as running; some windows of a terminal dying while
+        // others live are not told apart.)
+        var exitedEarly = 0
+        let started = Dictionary(grouping: zip(zip(launches, instances), outcomes).compactMap { pair, outcome in
+            if case .success = outcome { pair } else { nil }
+        }, by: \.0.entry.id)
+        if !started.isEmpty {
+            let remaining = Self.earlyExitWindow - (ContinuousClock.now - launched)
+            if remaining > .zero { Thread.sleep(forTimeInterval: Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18) }
+            let runningAfter = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
+            for (id, launchesOfApp) in started.sorted(by: { $0.key < $1.key }) where runningAfter[id, default: 0] <= runningNow[id, default: 0] {
+                context.log("\(id): exited within \(Self.earlyExitWindow) of its launch (is its display there? does it start by hand?): not reopened; it stays in the archive for the next login", level: .warning)
+                exitedEarly += launchesOfApp.count
+                for (_, instance) in launchesOfApp { failedInstances[ObjectIdentifier(instance)] = (id, instance) }
+            }
+        }
+        carried = Dictionary(grouping: failedInstances.values, by: \.id).mapValues { $0.map(\.instance).sorted { ($0.restorationIdentifier ?? "") < ($1.restorationIdentifier ?? "") } }
+        let notReopened = failed + exitedEarly
+        context.log("reopened \(launches.count - notReopened) app instance(s)\(notReopened > 0 ? ", \(notReopened) failed" : "")", level: notReopened > 0 ? .warning : .info)
     }
 }
 

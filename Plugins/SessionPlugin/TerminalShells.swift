@@ -11,6 +11,12 @@ struct TerminalShells {
     /// How many windows ran tmux.
     var tmuxWindows = 0
 
+    /// Shells as an archive held them.
+    init(directories: [String], tmuxWindows: Int) {
+        self.directories = directories
+        self.tmuxWindows = tmuxWindows
+    }
+
     /// The shells below process `pid`.
     init(of pid: Int32, proc: String = "/proc") {
         var queue = ProcProcess.children(of: pid, proc: proc)

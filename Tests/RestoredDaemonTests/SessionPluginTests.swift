@@ -161,6 +161,60 @@ import X11Client
         #expect(log.contains("1 kept its last archive"), "\(log)")
     }
 
+    @Test("R7: an app that exits within its first seconds after the login restore reopened it is a failed launch, said so, and stays in the archive through the saves that follow, until the user runs it again")
+    func earlyExitIsAFailedLaunch() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let tag = String(UInt32.random(in: 1 ... UInt32.max), radix: 16)
+        for directory in [root + "/bin", root + "/share/applications"] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let program = try Self.program("/bin/sleep", as: "fragile-\(tag)", in: root + "/bin")
+        try "[Desktop Entry]\nType=Application\nName=Fragile\nExec=\(program) 3000\n".write(toFile: root + "/share/applications/org.example.Fragile.desktop", atomically: false, encoding: .utf8)
+        // The desktop is there: the session's apps are restored at once.
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        let app = try ChildProcess(program, ["3000"], environment: variables, log: root + "/app.log")
+        defer { app.stop() }
+        let (daemon, admin, generation) = try await environment.startAndSave(Self.appID, environment: variables)
+        #expect(await daemon.terminated() == 0)
+        admin.close()
+        app.stop()
+
+        // Next login: the program now dies at start.
+        try FileManager.default.removeItem(atPath: program)
+        try FileManager.default.copyItem(atPath: "/bin/false", toPath: program)
+        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let second = try await environment.admin()
+        defer { second.close() }
+        let log = environment.wholeLog("restored-2.log")
+        #expect(log.contains("org.example.Fragile.desktop: exited within 3.0 seconds of its launch"), "\(log)")
+        #expect(log.contains("reopened 0 app instance(s), 1 failed"), "\(log)")
+        // The save that follows, in the live session, keeps it for the next try.
+        #expect(try await second.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let store = ArchiveStore(directory: FilePath(environment.state))
+        let archive = try store.read(try AppID(Self.appID)).archive
+        #expect(archive.generation > generation)
+        #expect(archive.objects.contains { $0.path.description == "org.example.Fragile.desktop/0" }, "\(archive.objects.map(\.path.description))")
+        #expect(try await second.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        #expect(try store.read(try AppID(Self.appID)).archive.objects.contains { $0.path.description == "org.example.Fragile.desktop/0" })
+
+        // The user runs it by hand, then closes it: from then on the saves
+        // go by what runs, and with nothing running the archive goes (R6).
+        try FileManager.default.removeItem(atPath: program)
+        try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: program)
+        let byHand = try ChildProcess(program, ["3000"], environment: variables, log: root + "/app-2.log")
+        defer { byHand.stop() }
+        #expect(try await second.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        byHand.stop()
+        #expect(try await second.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
+        #expect(try await second.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
+        #expect(await again.terminated() == 0)
+    }
+
     @Test("A terminal comes back in the directory of the shell it showed, not its own, on its workspace at its place (xterm under Xvfb and openbox)")
     func terminal() async throws {
         let environment = try await Environment.make()
