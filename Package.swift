@@ -180,8 +180,19 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "LogoutSignals",
+            dependencies: [
+                "RestoredDBus",
+                "UnixSocket",
+                "X11Client",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "RestoredDaemon",
             dependencies: [
+                "LogoutSignals",
                 "RestoredDBus",
                 "RestoredEngine",
                 "RestoredArchive",
@@ -400,6 +411,7 @@ let package = Package(
         .testTarget(
             name: "RestoredDaemonTests",
             dependencies: [
+                "LogoutSignals",
                 "X11Client",
                 "NeovimControl",
                 "RestoredLaunch",

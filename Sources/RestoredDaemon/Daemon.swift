@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LogoutSignals
 public import Logging
 import RestoredArchive
 import RestoredDBus
@@ -48,8 +49,10 @@ public final class Daemon: Service {
     private let marker: SessionMarker
     /// restored's environment, for the desktop's variables.
     private let environment: [String: String]
-    /// How often to look for the desktop while apps wait for it.
+    /// How often to look for the desktop while it is not there.
     static let desktopPollInterval = Duration.seconds(1)
+    /// What tells restored of the logout before the apps go, once the desktop is there.
+    private let logoutWatches = Mutex<[WindowManagerExitWatch]>([])
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -94,7 +97,8 @@ public final class Daemon: Service {
         // untouched, no save) when it is not there yet; the rest (tmux) are
         // restored at once.
         let desktop = GraphicalSession(sessionBus: session, environment: environment)
-        let waiting = await hostsWaitingForDesktop(desktop, start: start)
+        let present = await desktop.desktop()
+        let waiting = hostsWaitingForDesktop(present, start: start)
         // Queue every app's restore first: a save asked for from now on (a
         // suspend at login, an admin call) runs after it on the app's queue.
         let restoreDeadline = ContinuousClock.now + configuration.walkTimeout
@@ -102,8 +106,11 @@ public final class Daemon: Service {
             ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline))
         }
         state.phase = .restoring
-        let desktopWatch = waiting.isEmpty ? nil : Task { await self.restoreWhenDesktopArrives(waiting, desktop: desktop, trigger: start) }
-        defer { desktopWatch?.cancel() }
+        let desktopWatch = Task { await self.followDesktop(desktop, present: present, waiting: waiting, trigger: start) }
+        defer {
+            desktopWatch.cancel()
+            logoutWatches.withLock { watches in watches.forEach { $0.stop() } }
+        }
         registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
         let (inhibitor, power) = await startPowerEvents()
         // Serve the object before owning the name: calls queued by D-Bus
@@ -242,10 +249,10 @@ public final class Daemon: Service {
     /// The hosts of plugins that need the graphical session, when it is not
     /// there yet: at a login, those with an archive wait (``AppHost/awaitsDesktop``);
     /// the others take the desktop's variables now, or when it comes.
-    private func hostsWaitingForDesktop(_ desktop: GraphicalSession, start: ActivityTrigger) async -> [AppHost] {
+    private func hostsWaitingForDesktop(_ present: [String: String]?, start: ActivityTrigger) -> [AppHost] {
         let graphical = registry.hosts.filter { $0.identity.traits.contains(.needsGraphicalSession) }
         guard !graphical.isEmpty else { return [] }
-        if let variables = await desktop.desktop() {
+        if let variables = present {
             for host in graphical { host.plugin.desktopEnvironment = variables }
             return []
         }
@@ -256,15 +263,25 @@ public final class Daemon: Service {
         return graphical
     }
 
-    /// Looks for the desktop every ``desktopPollInterval`` until it is
-    /// there, then gives `hosts` its variables and restores those that wait.
-    private func restoreWhenDesktopArrives(_ hosts: [AppHost], desktop: GraphicalSession, trigger: ActivityTrigger) async {
+    /// The desktop: when it is not `present` at start, looks for it every
+    /// ``desktopPollInterval`` (every ten seconds after two minutes, so a
+    /// session without one costs little), then gives `hosts` its variables
+    /// and restores those that wait. Once it is there, follows what it says
+    /// of the logout (``followLogoutSignals(of:)``).
+    private func followDesktop(_ desktop: GraphicalSession, present: [String: String]?, waiting hosts: [AppHost], trigger: ActivityTrigger) async {
+        if let present {
+            followLogoutSignals(of: present)
+            return
+        }
+        let started = ContinuousClock.now
         var variables: [String: String]?
         while variables == nil {
-            guard (try? await Task.sleep(for: Self.desktopPollInterval)) != nil else { return }
+            let interval = ContinuousClock.now - started < .seconds(120) ? Self.desktopPollInterval : Self.desktopPollInterval * 10
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
             variables = await desktop.desktop()
         }
         let found = variables ?? [:]
+        defer { followLogoutSignals(of: found) }
         let display = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { name in found[name].map { "\(name)=\($0)" } }.joined(separator: ", ")
         logger.info("the desktop is there (\(display.isEmpty ? "graphical-session.target is active" : display))")
         let deadline = ContinuousClock.now + configuration.walkTimeout
@@ -281,6 +298,32 @@ public final class Daemon: Service {
             }
         }
     }
+
+    /// Follows what the desktop says of its end, before the apps go: the
+    /// i3/sway IPC `shutdown` event when one of them runs. (The session
+    /// manager's EndSession and logind's PrepareForShutdown are followed
+    /// from the start.)
+    private func followLogoutSignals(of desktop: [String: String]) {
+        var variables = environment
+        variables.merge(desktop) { _, desktop in desktop }
+        guard let socket = WindowManagerExitWatch.socket(environment: variables) else { return }
+        do {
+            let watch = try WindowManagerExitWatch(socket: socket)
+            watch.watch(exiting: {
+                Task { await self.saveAtLogout(source: "the window manager is exiting (its IPC shutdown event)", budget: Self.windowManagerExitBudget) }
+            }, lost: { [logger] problem in
+                logger.info("no longer following the window manager's IPC (\(problem))")
+            })
+            logoutWatches.withLock { $0.append(watch) }
+            logger.info("following the window manager's IPC at \(socket.string): its exit saves every app")
+        } catch {
+            logger.notice("cannot follow the window manager's IPC at \(socket.string) (\(error)); its exit is seen only when restored is stopped")
+        }
+    }
+
+    /// How long the save at a window manager's exit may take: i3 and sway
+    /// wait for nobody, and the display goes with them.
+    static let windowManagerExitBudget = Duration.seconds(5)
 
     /// The delay lock and the job that saves on logind's events; nil when
     /// logind is not there.
@@ -323,22 +366,25 @@ public final class Daemon: Service {
         state.sessionManagerRegistered = true
         return SessionManagerService(
             client: client, requests: requests, logger: logger,
-            endSession: { await self.saveAtLogout() },
+            endSession: { await self.saveAtLogout(source: "the session manager's EndSession", budget: .seconds(8)) },
             cancelEndSession: { self.logoutStart.withLock { $0 = nil } }
         )
     }
 
-    /// The save at the session manager's EndSession, which waits ten seconds
-    /// for the answer.
-    private func saveAtLogout() async {
+    /// The save when the desktop says the session ends (`source`), before
+    /// the apps go, within `budget` (what the desktop waits, less a margin).
+    /// Autosave pauses from now on, and the stop that follows within a
+    /// minute trusts these saves.
+    func saveAtLogout(source: String, budget: Duration) async {
         let hosts = registry.hosts
         logoutStart.withLock { $0 = Date() }
-        let deadline = ContinuousClock.now + .seconds(8)
+        logger.info("the session ends (\(source)): saving every app")
+        let deadline = ContinuousClock.now + budget
         let finished = await Deadline.race(deadline: deadline) {
             await self.saveAll(hosts, trigger: .logout, deadline: deadline)
         }
         if !finished {
-            logger.error("saving at logout took longer than 8 s; answering the session manager anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
+            logger.error("saving at logout (\(source)) took longer than \(budget); going on anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
         }
     }
 

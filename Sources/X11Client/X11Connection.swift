@@ -76,17 +76,33 @@ public final class X11Connection {
     /// A window property's 32-bit values (`GetProperty`, any type); empty
     /// when the window has no such property.
     public func property32(_ name: String, of window: UInt32) throws(X11Error) -> [UInt32] {
+        let reply = try property(name, of: window)
+        guard reply[1] == 32 else { return [] }
+        let count = Int(Self.value32(reply, at: 16))
+        guard reply.count >= 32 + 4 * count else { throw X11Error("GetProperty \(name): a reply cut short") }
+        return (0 ..< count).map { Self.value32(reply, at: 32 + 4 * $0) }
+    }
+
+    /// A window property's 8-bit value as UTF-8 text (`GetProperty`, any
+    /// type, like i3's `I3_SOCKET_PATH`); nil when the window has no such
+    /// property or it is not 8-bit.
+    public func propertyText(_ name: String, of window: UInt32) throws(X11Error) -> String? {
+        let reply = try property(name, of: window)
+        guard reply[1] == 8 else { return nil }
+        let count = Int(Self.value32(reply, at: 16))
+        guard reply.count >= 32 + count else { throw X11Error("GetProperty \(name): a reply cut short") }
+        return String(decoding: reply[32 ..< 32 + count], as: UTF8.self)
+    }
+
+    /// The reply of `GetProperty` for `name` (any type, up to 256 KiB).
+    private func property(_ name: String, of window: UInt32) throws(X11Error) -> [UInt8] {
         var request: [UInt8] = []
         Self.append32(window, to: &request)
         Self.append32(try atom(name), to: &request)
         Self.append32(0, to: &request)
         Self.append32(0, to: &request)
         Self.append32(1 << 16, to: &request)
-        let reply = try call(opcode: 20, data: 0, body: request)
-        guard reply[1] == 32 else { return [] }
-        let count = Int(Self.value32(reply, at: 16))
-        guard reply.count >= 32 + 4 * count else { throw X11Error("GetProperty \(name): a reply cut short") }
-        return (0 ..< count).map { Self.value32(reply, at: 32 + 4 * $0) }
+        return try call(opcode: 20, data: 0, body: request)
     }
 
     /// A window's size (`GetGeometry`).

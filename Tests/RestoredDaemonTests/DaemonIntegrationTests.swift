@@ -1,8 +1,8 @@
 import Foundation
 import RestoredArchive
 import RestoredDBus
-import SystemPackage
 import RestoredTestSupport
+import SystemPackage
 import Testing
 
 /// The `restored` executable on private buses, with logind's mock and the
@@ -185,6 +185,44 @@ import Testing
         _ = try await environment.waitForNotify("READY=1")
         #expect(try String(contentsOfFile: environment.notes + "/ui.json", encoding: .utf8).contains("typed while restored was down"))
         #expect(await third.terminated() == 0)
+    }
+
+    @Test("Logout on i3: its IPC shutdown event (i3-msg exit) saves every app while they still run, found through the socket i3 names on the root window; the stop that follows trusts that save")
+    func i3ExitSaves() async throws {
+        let environment = try await Environment.make()
+        let root = environment.bus.directory.path
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        let socket = root + "/i3.sock"
+        try "ipc-socket \(socket)\n".write(toFile: root + "/i3.config", atomically: true, encoding: .utf8)
+        var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
+        variables.removeValue(forKey: "I3SOCK")
+        let i3 = try ChildProcess("/usr/bin/i3", ["-c", root + "/i3.config"], environment: variables, log: root + "/i3.log")
+        defer { i3.stop() }
+        try await LogindInhibitorTests.eventually { FileManager.default.fileExists(atPath: socket) }
+
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["DISPLAY": display.display])
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { environment.wholeLog("restored.log").contains("following the window manager's IPC at \(socket)") }
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        try #"{"editorText":"typed before logout","selectedIndices":[0],"editorNoteID":"a"}"#
+            .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+
+        let exit = try await CompletedCommand.run("/usr/bin/i3-msg", ["-s", socket, "exit"], environment: variables, in: URL(fileURLWithPath: root))
+        #expect(exit.status == 0 || exit.status == 1, "\(exit.output)\(exit.error)")
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) {
+            try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
+        }
+        #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"))
+        #expect(environment.wholeLog("restored.log").contains("the session ends (the window manager is exiting (its IPC shutdown event))"))
+        #expect(await i3.exited(timeout: .seconds(10)) != nil)
+
+        #expect(await daemon.terminated() == 0)
+        #expect(environment.wholeLog("restored.log").contains("not saving org.example.Notes again: saved at logout moments ago"))
+        let store = ArchiveStore(directory: FilePath(environment.state))
+        let archive = try store.read(try AppID("org.example.Notes")).archive
+        #expect(String(decoding: archive.appState, as: UTF8.self).contains("typed before logout") || archive.objects.contains { String(decoding: $0.state, as: UTF8.self).contains("typed before logout") })
     }
 
     @Test("Logout through the session manager: QueryEndSession is answered, EndSession saves then answers, Stop ends the daemon")
