@@ -53,6 +53,8 @@ public final class Daemon: Service {
     static let desktopPollInterval = Duration.seconds(1)
     /// What tells restored of the logout before the apps go, once the desktop is there.
     private let logoutWatches = Mutex<[WindowManagerExitWatch]>([])
+    /// The task answering the desktop portal's session monitor.
+    private let portalTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -106,10 +108,11 @@ public final class Daemon: Service {
             ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline))
         }
         state.phase = .restoring
-        let desktopWatch = Task { await self.followDesktop(desktop, present: present, waiting: waiting, trigger: start) }
+        let desktopWatch = Task { await self.followDesktop(desktop, present: present, waiting: waiting, trigger: start, session: session) }
         defer {
             desktopWatch.cancel()
             logoutWatches.withLock { watches in watches.forEach { $0.stop() } }
+            portalTask.withLock { $0?.cancel() }
         }
         registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
         let (inhibitor, power) = await startPowerEvents()
@@ -268,9 +271,11 @@ public final class Daemon: Service {
     /// session without one costs little), then gives `hosts` its variables
     /// and restores those that wait. Once it is there, follows what it says
     /// of the logout (``followLogoutSignals(of:)``).
-    private func followDesktop(_ desktop: GraphicalSession, present: [String: String]?, waiting hosts: [AppHost], trigger: ActivityTrigger) async {
+    private func followDesktop(
+        _ desktop: GraphicalSession, present: [String: String]?, waiting hosts: [AppHost], trigger: ActivityTrigger, session: DBusConnection
+    ) async {
         if let present {
-            followLogoutSignals(of: present)
+            await followLogoutSignals(of: present, session: session)
             return
         }
         let started = ContinuousClock.now
@@ -281,7 +286,6 @@ public final class Daemon: Service {
             variables = await desktop.desktop()
         }
         let found = variables ?? [:]
-        defer { followLogoutSignals(of: found) }
         let display = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { name in found[name].map { "\(name)=\($0)" } }.joined(separator: ", ")
         logger.info("the desktop is there (\(display.isEmpty ? "graphical-session.target is active" : display))")
         let deadline = ContinuousClock.now + configuration.walkTimeout
@@ -297,13 +301,23 @@ public final class Daemon: Service {
                 }
             }
         }
+        await followLogoutSignals(of: found, session: session)
     }
 
     /// Follows what the desktop says of its end, before the apps go: the
-    /// i3/sway IPC `shutdown` event when one of them runs. (The session
-    /// manager's EndSession and logind's PrepareForShutdown are followed
-    /// from the start.)
-    private func followLogoutSignals(of desktop: [String: String]) {
+    /// desktop portal's Inhibit monitor (its QUERY_END), and the i3/sway IPC
+    /// `shutdown` event when one of them runs. (The session manager's
+    /// EndSession and logind's PrepareForShutdown are followed from the
+    /// start.) Several may speak: the first saves, the others find it done.
+    private func followLogoutSignals(of desktop: [String: String], session: DBusConnection) async {
+        do {
+            if let monitor = try await PortalLogoutMonitor.open(on: session) {
+                logger.info("following the desktop portal's session monitor: a logout's QUERY_END saves every app before the portal's answer")
+                portalTask.withLock { $0 = Task { await self.answer(monitor) } }
+            }
+        } catch {
+            logger.info("no session monitor from the desktop portal (\(error.message))")
+        }
         var variables = environment
         variables.merge(desktop) { _, desktop in desktop }
         guard let socket = WindowManagerExitWatch.socket(environment: variables) else { return }
@@ -320,6 +334,34 @@ public final class Daemon: Service {
             logger.notice("cannot follow the window manager's IPC at \(socket.string) (\(error)); its exit is seen only when restored is stopped")
         }
     }
+
+    /// Answers the portal's session states until restored stops: saves
+    /// at QUERY_END within the portal's second, then answers; a RUNNING after
+    /// it is a cancelled logout (autosave resumes).
+    private func answer(_ monitor: PortalLogoutMonitor) async {
+        for await state in monitor.states() {
+            switch state {
+            case .queryEnd:
+                await saveAtLogout(source: "the desktop portal's QUERY_END", budget: Self.portalQueryEndBudget)
+                do {
+                    try await monitor.respondToQueryEnd()
+                } catch {
+                    logger.warning("could not answer the desktop portal's QUERY_END (\(error.message))")
+                }
+            case .running:
+                if logoutStart.withLock({ $0 }) != nil {
+                    logger.info("the logout was cancelled (the desktop portal says the session runs)")
+                    logoutStart.withLock { $0 = nil }
+                }
+            case .ending:
+                await saveAtLogout(source: "the desktop portal's ENDING", budget: Self.windowManagerExitBudget)
+            }
+        }
+    }
+
+    /// How long the save at the portal's QUERY_END may take: the portal
+    /// waits a second for the answer.
+    static let portalQueryEndBudget = Duration.milliseconds(900)
 
     /// How long the save at a window manager's exit may take: i3 and sway
     /// wait for nobody, and the display goes with them.
@@ -377,7 +419,15 @@ public final class Daemon: Service {
     /// minute trusts these saves.
     func saveAtLogout(source: String, budget: Duration) async {
         let hosts = registry.hosts
-        logoutStart.withLock { $0 = Date() }
+        let already = logoutStart.withLock { start -> Bool in
+            if let start, Date().timeIntervalSince(start) < Double(Self.logoutSaveTrust.components.seconds) { return true }
+            start = Date()
+            return false
+        }
+        if already {
+            logger.info("the session ends (\(source)): every app was saved at this logout moments ago")
+            return
+        }
         logger.info("the session ends (\(source)): saving every app")
         let deadline = ContinuousClock.now + budget
         let finished = await Deadline.race(deadline: deadline) {

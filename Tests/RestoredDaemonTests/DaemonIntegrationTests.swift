@@ -225,6 +225,61 @@ import Testing
         #expect(String(decoding: archive.appState, as: UTF8.self).contains("typed before logout") || archive.objects.contains { String(decoding: $0.state, as: UTF8.self).contains("typed before logout") })
     }
 
+    @Test("Logout through the desktop portal (the real xdg-desktop-portal, a backend of the test's own): QUERY_END saves every app while they run, then restored answers with QueryEndResponse; a RUNNING after it is a cancelled logout")
+    func portalQueryEndSaves() async throws {
+        let environment = try await Environment.make()
+        let root = environment.bus.directory.path
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        // The backend: an Inhibit monitor that answers, and a way for the
+        // test to change the session's state.
+        let backend = try await DBusMock.start(
+            name: "org.freedesktop.impl.portal.Test",
+            arguments: ["--session", "org.freedesktop.impl.portal.Test", "/org/freedesktop/portal/desktop", "org.freedesktop.impl.portal.Inhibit"],
+            on: environment.bus, log: "portal-backend.log"
+        )
+        let object = "/org/freedesktop/portal/desktop", interface = "org.freedesktop.impl.portal.Inhibit"
+        try await backend.addMethod(path: object, interface: interface, name: "CreateMonitor", input: "ooss", output: "u", code: "ret = dbus.UInt32(0)")
+        try await backend.addMethod(path: object, interface: interface, name: "QueryEndResponse", input: "o", output: "", code: "")
+        try await backend.addMethod(path: object, interface: interface, name: "TestSetState", input: "ou", output: "", code: """
+            self.EmitSignal('\(interface)', 'StateChanged', 'oa{sv}', [args[0], {'screensaver-active': dbus.Boolean(False, variant_level=1), 'session-state': dbus.UInt32(args[1], variant_level=1)}])
+            """)
+        let portals = root + "/portals"
+        try FileManager.default.createDirectory(atPath: portals, withIntermediateDirectories: true)
+        try "[portal]\nDBusName=org.freedesktop.impl.portal.Test\nInterfaces=\(interface);\nUseIn=restoredtest\n".write(toFile: portals + "/restoredtest.portal", atomically: true, encoding: .utf8)
+        var variables = ProcessInfo.processInfo.environment
+        variables["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+        variables["XDG_DESKTOP_PORTAL_DIR"] = portals
+        variables["XDG_CURRENT_DESKTOP"] = "restoredtest"
+        let frontend = try ChildProcess("/usr/libexec/xdg-desktop-portal", ["-r"], environment: variables, log: root + "/portal.log")
+        defer { frontend.stop() }
+        let watcher = try await environment.bus.connect()
+        defer { watcher.close() }
+        try await LogindInhibitorTests.eventually { await watcher.owner(of: "org.freedesktop.portal.Desktop") != nil }
+
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["DISPLAY": display.display])
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { try await backend.calls(path: object, method: "CreateMonitor").count == 1 }
+        let session = try #require(try await backend.calls(path: object, method: "CreateMonitor").first?.dropFirst().first?.stringValue)
+        #expect(environment.wholeLog("restored.log").contains("following the desktop portal's session monitor"))
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        try #"{"editorText":"typed before the portal's logout","selectedIndices":[0],"editorNoteID":"a"}"#
+            .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+
+        // The user asks to log out: QUERY_END.
+        _ = try await backend.control.call(destination: backend.name, path: object, interface: interface, member: "TestSetState", arguments: [.objectPath(session), .uint32(2)])
+        try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await backend.calls(path: object, method: "QueryEndResponse").count == 1 }
+        let app = try #require(try await admin.apps()["org.example.Notes"])
+        #expect(app["LastTrigger"] == .string("logout"), "\(app)")
+        #expect(app["LastOutcome"] == .string("saved"), "\(app)")
+        #expect(environment.wholeLog("restored.log").contains("the session ends (the desktop portal's QUERY_END)"))
+
+        // The user cancels: the session runs again.
+        _ = try await backend.control.call(destination: backend.name, path: object, interface: interface, member: "TestSetState", arguments: [.objectPath(session), .uint32(1)])
+        try await LogindInhibitorTests.eventually { environment.wholeLog("restored.log").contains("the logout was cancelled") }
+        #expect(await daemon.terminated() == 0)
+    }
+
     @Test("Logout through the session manager: QueryEndSession is answered, EndSession saves then answers, Stop ends the daemon")
     func sessionManagerLogout() async throws {
         let environment = try await Environment.make()
