@@ -7,6 +7,8 @@
 //   CRestoredPlugin, the C ABI header `restored/plugin.h`.
 // - CRestoredSupport: C shims (CRC-32C), symbols prefixed `c_restored_`.
 // - CDBus, CSystemd: the system libraries libdbus-1 and libsystemd.
+// - CRestoredSessionClient: an XSMP client over libSM/libICE, symbols
+//   prefixed `c_restored_sm_`.
 // - RestoredState (in SDK/, inside libRestorationKit.so): the typed values,
 //   object paths and the keyed-container wire format, one copy shared by
 //   the host and every Swift plugin.
@@ -60,6 +62,11 @@ let package = Package(
         .target(name: "CRestoredSupport"),
         .target(name: "CRestoredHostSupport"),
         .target(name: "CRestoredLaunchSupport"),
+        // An XSMP client over libSM/libICE (Debian's libsm-dev).
+        .target(
+            name: "CRestoredSessionClient",
+            linkerSettings: [.linkedLibrary("SM"), .linkedLibrary("ICE")]
+        ),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
@@ -182,6 +189,7 @@ let package = Package(
         .target(
             name: "LogoutSignals",
             dependencies: [
+                "CRestoredSessionClient",
                 "RestoredDBus",
                 "UnixSocket",
                 "X11Client",

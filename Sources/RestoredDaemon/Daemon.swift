@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import LogoutSignals
 public import Logging
@@ -7,6 +8,7 @@ import RestoredEngine
 import RestoredSystemd
 public import ServiceLifecycle
 import Synchronization
+import SystemPackage
 
 /// The restored daemon, as a service of a `ServiceGroup`.
 ///
@@ -52,7 +54,10 @@ public final class Daemon: Service {
     /// How often to look for the desktop while it is not there.
     static let desktopPollInterval = Duration.seconds(1)
     /// What tells restored of the logout before the apps go, once the desktop is there.
-    private let logoutWatches = Mutex<[WindowManagerExitWatch]>([])
+    /// How each of them stops.
+    private let logoutWatches = Mutex<[@Sendable () -> Void]>([])
+    /// The logout signals tried so far.
+    private let attemptedSignals = Mutex<Set<String>>([])
     /// The task answering the desktop portal's session monitor.
     private let portalTask = Mutex<Task<Void, Never>?>(nil)
 
@@ -111,7 +116,7 @@ public final class Daemon: Service {
         let desktopWatch = Task { await self.followDesktop(desktop, present: present, waiting: waiting, trigger: start, session: session) }
         defer {
             desktopWatch.cancel()
-            logoutWatches.withLock { watches in watches.forEach { $0.stop() } }
+            logoutWatches.withLock { stops in stops.forEach { $0() } }
             portalTask.withLock { $0?.cancel() }
         }
         registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
@@ -276,6 +281,7 @@ public final class Daemon: Service {
     ) async {
         if let present {
             await followLogoutSignals(of: present, session: session)
+            await keepFollowing(desktop, session: session)
             return
         }
         let started = ContinuousClock.now
@@ -302,6 +308,20 @@ public final class Daemon: Service {
             }
         }
         await followLogoutSignals(of: found, session: session)
+        await keepFollowing(desktop, session: session)
+    }
+
+    /// Looks at the desktop's variables every ``desktopPollInterval`` × 10
+    /// until restored stops: a session manager's address or a window
+    /// manager's socket often reaches the user manager after the display
+    /// did (Debian's Xsession imports the display before xfce4-session
+    /// starts and sets `SESSION_MANAGER`).
+    private func keepFollowing(_ desktop: GraphicalSession, session: DBusConnection) async {
+        while (try? await Task.sleep(for: Self.desktopPollInterval * 10)) != nil {
+            if let variables = await desktop.desktop() {
+                await followLogoutSignals(of: variables, session: session)
+            }
+        }
     }
 
     /// Follows what the desktop says of its end, before the apps go: the
@@ -310,6 +330,27 @@ public final class Daemon: Service {
     /// EndSession and logind's PrepareForShutdown are followed from the
     /// start.) Several may speak: the first saves, the others find it done.
     private func followLogoutSignals(of desktop: [String: String], session: DBusConnection) async {
+        if firstAttempt("portal") {
+            await followPortal(session)
+        }
+        var variables = environment
+        variables.merge(desktop) { _, desktop in desktop }
+        if let address = XSMPClient.address(environment: variables), firstAttempt("xsmp " + address) {
+            followSessionManager(address)
+        }
+        if let socket = WindowManagerExitWatch.socket(environment: variables), firstAttempt("ipc " + socket.string) {
+            followWindowManager(socket)
+        }
+    }
+
+    /// Whether `signal` is tried for the first time (each is tried once:
+    /// what failed says so once, not every ten seconds).
+    private func firstAttempt(_ signal: String) -> Bool {
+        attemptedSignals.withLock { $0.insert(signal).inserted }
+    }
+
+    /// Opens the desktop portal's session monitor, if there is one.
+    private func followPortal(_ session: DBusConnection) async {
         do {
             if let monitor = try await PortalLogoutMonitor.open(on: session) {
                 logger.info("following the desktop portal's session monitor: a logout's QUERY_END saves every app before the portal's answer")
@@ -318,9 +359,10 @@ public final class Daemon: Service {
         } catch {
             logger.info("no session monitor from the desktop portal (\(error.message))")
         }
-        var variables = environment
-        variables.merge(desktop) { _, desktop in desktop }
-        guard let socket = WindowManagerExitWatch.socket(environment: variables) else { return }
+    }
+
+    /// Follows the i3/sway IPC at `socket`.
+    private func followWindowManager(_ socket: FilePath) {
         do {
             let watch = try WindowManagerExitWatch(socket: socket)
             watch.watch(exiting: {
@@ -328,12 +370,44 @@ public final class Daemon: Service {
             }, lost: { [logger] problem in
                 logger.info("no longer following the window manager's IPC (\(problem))")
             })
-            logoutWatches.withLock { $0.append(watch) }
+            logoutWatches.withLock { $0.append(watch.stop) }
             logger.info("following the window manager's IPC at \(socket.string): its exit saves every app")
         } catch {
             logger.notice("cannot follow the window manager's IPC at \(socket.string) (\(error)); its exit is seen only when restored is stopped")
         }
     }
+
+    /// Registers with the X session manager named by `SESSION_MANAGER`, if
+    /// any: its `SaveYourself` at logout saves every app before the answer.
+    private func followSessionManager(_ address: String) {
+        let client: XSMPClient
+        do {
+            client = try XSMPClient(address: address)
+        } catch {
+            logger.notice("cannot register with the X session manager at \(address) (\(error)); its logout is seen only when restored is stopped")
+            return
+        }
+        client.follow(saveYourself: {
+            // On the client's queue, which the session manager waits on.
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await self.saveAtLogout(source: "the X session manager's SaveYourself", budget: Self.sessionManagerSaveBudget)
+                done.signal()
+            }
+            done.wait()
+        }, cancelled: { [logger] in
+            logger.info("the logout was cancelled (the X session manager's ShutdownCancelled)")
+            self.logoutStart.withLock { $0 = nil }
+        }, ended: { [logger] reason in
+            logger.info("no longer following the X session manager (\(reason))")
+        })
+        logoutWatches.withLock { $0.append(client.stop) }
+        logger.info("registered with the X session manager as \(client.clientID): its SaveYourself at logout saves every app before the answer")
+    }
+
+    /// How long a session manager's logout save may take (gnome-session
+    /// and xfce4-session wait about ten seconds for the answer).
+    static let sessionManagerSaveBudget = Duration.seconds(8)
 
     /// Answers the portal's session states until restored stops: saves
     /// at QUERY_END within the portal's second, then answers; a RUNNING after
@@ -408,7 +482,7 @@ public final class Daemon: Service {
         state.sessionManagerRegistered = true
         return SessionManagerService(
             client: client, requests: requests, logger: logger,
-            endSession: { await self.saveAtLogout(source: "the session manager's EndSession", budget: .seconds(8)) },
+            endSession: { await self.saveAtLogout(source: "the session manager's EndSession", budget: Self.sessionManagerSaveBudget) },
             cancelEndSession: { self.logoutStart.withLock { $0 = nil } }
         )
     }

@@ -21,7 +21,7 @@ struct GraphicalSession: Sendable {
     /// The variables of a desktop a plugin host takes over.
     static let variables = [
         "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP",
-        "DESKTOP_SESSION", "SWAYSOCK", "I3SOCK", "GNOME_SETUP_DISPLAY",
+        "DESKTOP_SESSION", "SWAYSOCK", "I3SOCK", "GNOME_SETUP_DISPLAY", "SESSION_MANAGER",
     ]
     /// How long the user manager may take to answer.
     static let answerBudget = Duration.milliseconds(500)

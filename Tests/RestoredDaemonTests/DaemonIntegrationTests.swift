@@ -280,6 +280,98 @@ import Testing
         #expect(await daemon.terminated() == 0)
     }
 
+    @Test("Logout through XSMP (a real xfce4-session on Xvfb): restored registers with SESSION_MANAGER, and xfce4-session-logout's SaveYourself with shutdown saves every app before restored answers")
+    func xsmpSaveYourselfSaves() async throws {
+        let environment = try await Environment.make()
+        let root = environment.bus.directory.path
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        // xfconfd, activated on the test's bus.
+        try FileManager.default.createDirectory(atPath: root + "/services", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: root + "/services/org.xfce.Xfconf.service", withDestinationPath: "/usr/share/dbus-1/services/org.xfce.Xfconf.service")
+        // A failsafe session of xfwm4 alone, no prompt, no autostart.
+        let config = root + "/xdg-config", home = root + "/home"
+        let channels = config + "/xfce4/xfconf/xfce-perchannel-xml"
+        for directory in [channels, config + "/autostart", home] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <channel name="xfce4-session" version="1.0">
+              <property name="general" type="empty">
+                <property name="FailsafeSessionName" type="string" value="Failsafe"/>
+                <property name="PromptOnLogout" type="bool" value="false"/>
+                <property name="SaveOnExit" type="bool" value="false"/>
+              </property>
+              <property name="sessions" type="empty">
+                <property name="Failsafe" type="empty">
+                  <property name="IsFailsafe" type="bool" value="true"/>
+                  <property name="Count" type="int" value="1"/>
+                  <property name="Client0_Command" type="array"><value type="string" value="xfwm4"/></property>
+                  <property name="Client0_Priority" type="int" value="15"/>
+                  <property name="Client0_PerScreen" type="bool" value="false"/>
+                </property>
+              </property>
+            </channel>
+            """.write(toFile: channels + "/xfce4-session.xml", atomically: true, encoding: .utf8)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/etc/xdg/autostart")) ?? [] where entry.hasSuffix(".desktop") {
+            try "[Desktop Entry]\nHidden=true\n".write(toFile: config + "/autostart/" + entry, atomically: true, encoding: .utf8)
+        }
+        var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
+        variables["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+        variables["XDG_CONFIG_HOME"] = config
+        variables["HOME"] = home
+        variables["XDG_CACHE_HOME"] = home + "/.cache"
+        variables["XDG_DATA_HOME"] = home + "/.local/share"
+        variables.removeValue(forKey: "SESSION_MANAGER")
+        // xfconfd is started by the bus: it must read the test's configuration.
+        let control = try await environment.bus.connect()
+        defer { control.close() }
+        _ = try await control.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "UpdateActivationEnvironment",
+            arguments: [.dictionary(keySignature: "s", valueSignature: "s", ["XDG_CONFIG_HOME": config, "HOME": home, "DISPLAY": display.display].map {
+                DBusDictionaryEntry(key: .string($0.key), value: .string($0.value))
+            })]
+        )
+        let session = try ChildProcess("/usr/bin/xfce4-session", [], environment: variables, log: root + "/xfce4-session.log")
+        // Its clients (xfwm4) by pid, then the session itself.
+        var clients: Set<Int32> = []
+        defer {
+            for pid in clients { kill(pid, SIGKILL) }
+            session.stop()
+        }
+        // Its address, as it gives it to its clients.
+        var address = ""
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
+            clients.formUnion(ProcessFacts.children(of: session.pid))
+            address = clients.lazy.compactMap { ProcessFacts.environment(of: $0)["SESSION_MANAGER"] }.first ?? ""
+            return !address.isEmpty
+        }
+
+        // restored runs as the same user, so libICE finds the session's
+        // cookie in the same ~/.ICEauthority; here the session's HOME is the test's.
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0"],
+            environment: ["DISPLAY": display.display, "SESSION_MANAGER": address, "ICEAUTHORITY": home + "/.ICEauthority"]
+        )
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { environment.wholeLog("restored.log").contains("registered with the X session manager as ") }
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        try #"{"editorText":"typed before the Xfce logout","selectedIndices":[0],"editorNoteID":"a"}"#
+            .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+
+        clients.formUnion(ProcessFacts.children(of: session.pid))
+        let logout = try await CompletedCommand.run("/usr/bin/timeout", ["20", "/usr/bin/xfce4-session-logout", "--logout"], environment: variables, in: URL(fileURLWithPath: root))
+        #expect(logout.status == 0, "\(logout.output)\(logout.error)")
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) {
+            try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
+        }
+        #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"))
+        #expect(environment.wholeLog("restored.log").contains("the session ends (the X session manager's SaveYourself)"))
+        // The session ends once restored has answered.
+        #expect(await session.exited(timeout: .seconds(20)) != nil, "\(environment.wholeLog("restored.log"))")
+        #expect(await daemon.terminated() == 0)
+    }
+
     @Test("Logout through the session manager: QueryEndSession is answered, EndSession saves then answers, Stop ends the daemon")
     func sessionManagerLogout() async throws {
         let environment = try await Environment.make()
