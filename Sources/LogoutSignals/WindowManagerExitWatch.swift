@@ -1,23 +1,30 @@
 import Dispatch
+import Glibc
 import FoundationEssentials
 import Synchronization
 public import SystemPackage
 import UnixSocket
 import X11Client
 
-/// Hears i3 or sway exit, through their IPC `shutdown` event.
+/// Hears i3 or sway exit, through their IPC.
 ///
-/// i3 and sway send `shutdown` with `change: exit` when the user ends them
-/// (`i3-msg exit`, `swaymsg exit`: on such a desktop, the logout), then exit
-/// without waiting for anyone: the X server or the Wayland display, and the
-/// apps on it, go moments later. The event is the earliest word of the
-/// logout these desktops give; it comes before the apps go. (`change:
-/// restart`, an in-place restart, keeps the session and is ignored.)
+/// i3 sends the `shutdown` event with `change: exit` when the user ends it
+/// (`i3-msg exit`: on such a desktop, the logout), then exits without
+/// waiting for anyone: the X server and the apps on it go moments later.
+/// sway (up to 1.12 at least, swaywm/sway#9216) closes its IPC connections
+/// without delivering that event. So the event, or the socket closing
+/// without a restart announced, is the window manager's end: the earliest
+/// word of the logout these desktops give. `change: restart` (i3 restarting
+/// in place) keeps the session: the watch connects again.
 public final class WindowManagerExitWatch: Sendable {
     /// The IPC socket watched.
     public let socket: FilePath
     private let stopped = Atomic<Bool>(false)
+    private let watching = Atomic<Bool>(false)
     private let queue = DispatchQueue(label: "restored.window-manager-ipc")
+    private let first: Subscription
+    /// How long a restarting window manager may take to listen again.
+    static let restartBudget = Duration.seconds(10)
 
     /// The socket of the running sway or i3: `SWAYSOCK`, `I3SOCK`, or the
     /// `I3_SOCKET_PATH` property i3 puts on the root window of `DISPLAY`.
@@ -36,7 +43,22 @@ public final class WindowManagerExitWatch: Sendable {
     /// window manager does not answer within `timeout` or refuses.
     public init(socket: FilePath, timeout: Duration = .seconds(1)) throws(WindowManagerIPCError) {
         self.socket = socket
-        let connection = try Self.connect(to: socket)
+        first = try Self.subscribe(to: socket, timeout: timeout)
+    }
+
+    /// A subscribed connection, and what was read past the reply.
+    private final class Subscription: @unchecked Sendable {
+        // Unchecked: used by the watching queue alone once watching starts.
+        let connection: UnixStreamSocket
+        var reader: WindowManagerIPC.Reader
+        init(_ connection: consuming UnixStreamSocket, reader: WindowManagerIPC.Reader) {
+            self.connection = connection
+            self.reader = reader
+        }
+    }
+
+    private static func subscribe(to socket: FilePath, timeout: Duration) throws(WindowManagerIPCError) -> Subscription {
+        let connection = try connect(to: socket)
         do {
             try connection.send(WindowManagerIPC.Message(type: WindowManagerIPC.subscribe, payload: Array(#"["shutdown"]"#.utf8)).bytes, before: .now + timeout)
         } catch {
@@ -55,10 +77,8 @@ public final class WindowManagerExitWatch: Sendable {
             guard !bytes.isEmpty else { throw .socket("the window manager closed the socket") }
             reply = try reader.read(bytes).first { $0.type == WindowManagerIPC.subscribe }
         }
-        let text = String(decoding: reply?.payload ?? [], as: UTF8.self)
-        guard Self.succeeded(reply?.payload ?? []) else { throw .subscriptionRefused(text) }
-        box = ConnectionBox(connection)
-        firstReader = reader
+        guard succeeded(reply?.payload ?? []) else { throw .subscriptionRefused(String(decoding: reply?.payload ?? [], as: UTF8.self)) }
+        return Subscription(connection, reader: reader)
     }
 
     private static func connect(to socket: FilePath) throws(WindowManagerIPCError) -> UnixStreamSocket {
@@ -69,33 +89,44 @@ public final class WindowManagerExitWatch: Sendable {
         }
     }
 
-    private let box: ConnectionBox
-    /// What was read past the subscription's reply.
-    private let firstReader: WindowManagerIPC.Reader
-    private let watching = Atomic<Bool>(false)
-
-    /// Calls `exiting` (once, on a queue of its own) when the window manager
-    /// says it exits; calls `lost` when the socket closes without that word.
-    public func watch(exiting: @escaping @Sendable () -> Void, lost: @escaping @Sendable (String) -> Void) {
+    /// Calls `exiting` (once, on a queue of its own, with what said so) when
+    /// the window manager ends; `lost` when it cannot be followed any more
+    /// (a restart that did not come back, bytes not of this protocol).
+    public func watch(exiting: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
         queue.async { [self] in
-            var reader = firstReader
+            var current = first
+            var restarting = false
             while !stopped.load(ordering: .relaxed) {
                 let bytes: [UInt8]
                 do {
-                    bytes = try box.connection.receive(before: .now + .seconds(1))
+                    bytes = try current.connection.receive(before: .now + .seconds(1))
                 } catch {
                     continue // no event within the second: look at `stopped` again
                 }
-                guard !bytes.isEmpty else {
-                    lost("the window manager closed its IPC socket")
-                    return
+                if bytes.isEmpty {
+                    guard restarting else {
+                        exiting("the window manager closed its IPC socket")
+                        return
+                    }
+                    guard let again = reconnect() else {
+                        lost("the window manager restarted and did not listen again within \(Self.restartBudget)")
+                        return
+                    }
+                    current = again
+                    restarting = false
+                    continue
                 }
                 do {
-                    for message in try reader.read(bytes) where message.type == WindowManagerIPC.shutdownEvent {
-                        if Self.change(message.payload) == "exit" {
-                            exiting()
+                    for message in try current.reader.read(bytes) where message.type == WindowManagerIPC.shutdownEvent {
+                        switch Self.change(message.payload) {
+                        case "exit":
+                            exiting("the window manager's IPC shutdown event")
                             return
+                        case "restart":
+                            restarting = true
+                        default:
+                            break
                         }
                     }
                 } catch {
@@ -106,15 +137,19 @@ public final class WindowManagerExitWatch: Sendable {
         }
     }
 
+    /// After a restart: the socket again, tried until ``restartBudget``.
+    private func reconnect() -> Subscription? {
+        let deadline = ContinuousClock.now + Self.restartBudget
+        while ContinuousClock.now < deadline, !stopped.load(ordering: .relaxed) {
+            if let subscription = try? Self.subscribe(to: socket, timeout: .seconds(1)) { return subscription }
+            usleep(100_000)
+        }
+        return nil
+    }
+
     /// Stops watching (within a second).
     public func stop() {
         stopped.store(true, ordering: .relaxed)
-    }
-
-    private final class ConnectionBox: @unchecked Sendable {
-        // Unchecked: used by the watching queue alone.
-        let connection: UnixStreamSocket
-        init(_ connection: consuming UnixStreamSocket) { self.connection = connection }
     }
 
     private struct SubscribeReply: Decodable { var success: Bool }

@@ -365,8 +365,8 @@ public final class Daemon: Service {
     private func followWindowManager(_ socket: FilePath) {
         do {
             let watch = try WindowManagerExitWatch(socket: socket)
-            watch.watch(exiting: {
-                Task { await self.saveAtLogout(source: "the window manager is exiting (its IPC shutdown event)", budget: Self.windowManagerExitBudget) }
+            watch.watch(exiting: { how in
+                Task { await self.saveAtLogout(source: "the window manager is exiting (\(how))", budget: Self.windowManagerExitBudget) }
             }, lost: { [logger] problem in
                 logger.info("no longer following the window manager's IPC (\(problem))")
             })

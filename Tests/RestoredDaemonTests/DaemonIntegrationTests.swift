@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RestoredArchive
 import RestoredDBus
 import RestoredTestSupport
@@ -187,7 +188,7 @@ import Testing
         #expect(await third.terminated() == 0)
     }
 
-    @Test("Logout on i3: its IPC shutdown event (i3-msg exit) saves every app while they still run, found through the socket i3 names on the root window; the stop that follows trusts that save")
+    @Test("Logout on i3: its IPC shutdown event (i3-msg exit) saves every app while they still run, found through the socket i3 names on the root window; a restart in place saves nothing and is followed; the stop that follows trusts that save")
     func i3ExitSaves() async throws {
         let environment = try await Environment.make()
         let root = environment.bus.directory.path
@@ -209,13 +210,20 @@ import Testing
         try #"{"editorText":"typed before logout","selectedIndices":[0],"editorNoteID":"a"}"#
             .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
 
+        // A restart in place keeps the session: nothing is saved, and the
+        // watch follows the restarted i3.
+        _ = try await CompletedCommand.run("/usr/bin/i3-msg", ["-s", socket, "restart"], environment: variables, in: URL(fileURLWithPath: root))
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await admin.apps()["org.example.Notes"]?["LastTrigger"] != .string("logout"))
+        #expect(!environment.wholeLog("restored.log").contains("the session ends"))
+
         let exit = try await CompletedCommand.run("/usr/bin/i3-msg", ["-s", socket, "exit"], environment: variables, in: URL(fileURLWithPath: root))
         #expect(exit.status == 0 || exit.status == 1, "\(exit.output)\(exit.error)")
         try await LogindInhibitorTests.eventually(within: .seconds(20)) {
             try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
         }
         #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"))
-        #expect(environment.wholeLog("restored.log").contains("the session ends (the window manager is exiting (its IPC shutdown event))"))
+        #expect(environment.wholeLog("restored.log").contains("the session ends (the window manager is exiting (the window manager's IPC shutdown event))"))
         #expect(await i3.exited(timeout: .seconds(10)) != nil)
 
         #expect(await daemon.terminated() == 0)
@@ -223,6 +231,57 @@ import Testing
         let store = ArchiveStore(directory: FilePath(environment.state))
         let archive = try store.read(try AppID("org.example.Notes")).archive
         #expect(String(decoding: archive.appState, as: UTF8.self).contains("typed before logout") || archive.objects.contains { String(decoding: $0.state, as: UTF8.self).contains("typed before logout") })
+    }
+
+    @Test("Logout on sway (headless, as an unprivileged user, as sway refuses root): the Wayland display in the runtime directory is the desktop, and swaymsg exit, which closes the IPC socket of SWAYSOCK without the shutdown event, saves every app")
+    func swayExitSaves() async throws {
+        let environment = try await Environment.make()
+        let root = environment.bus.directory.path
+        // sway's own runtime directory and home, as user nobody.
+        let runtime = root + "/sway-runtime", home = root + "/sway-home"
+        for directory in [runtime, home] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            #expect(chown(directory, 65534, 65534) == 0)
+        }
+        chmod(root, 0o755)
+        try "\n".write(toFile: home + "/config", atomically: true, encoding: .utf8)
+        var variables = ProcessInfo.processInfo.environment
+        variables["XDG_RUNTIME_DIR"] = runtime
+        variables["HOME"] = home
+        variables["WLR_BACKENDS"] = "headless"
+        variables["WLR_RENDERER"] = "pixman"
+        variables["WLR_LIBINPUT_NO_DEVICES"] = "1"
+        for name in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS"] { variables.removeValue(forKey: name) }
+        let sway = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/sway", "-c", home + "/config"],
+            environment: variables, log: root + "/sway.log"
+        )
+        defer { sway.stop() }
+        var socket = ""
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
+            socket = ((try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []).first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }.map { runtime + "/" + $0 } ?? ""
+            return !socket.isEmpty && FileManager.default.fileExists(atPath: runtime + "/wayland-1")
+        }
+
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0"],
+            environment: ["XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": "wayland-1", "SWAYSOCK": socket]
+        )
+        _ = try await environment.waitForNotify("READY=1")
+        try await LogindInhibitorTests.eventually { environment.wholeLog("restored.log").contains("following the window manager's IPC at \(socket)") }
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        try #"{"editorText":"typed before leaving sway","selectedIndices":[0],"editorNoteID":"a"}"#
+            .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
+
+        variables["SWAYSOCK"] = socket
+        _ = try await CompletedCommand.run("/usr/bin/swaymsg", ["-s", socket, "exit"], environment: variables, in: URL(fileURLWithPath: root))
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) {
+            try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
+        }
+        #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"))
+        #expect(await sway.exited(timeout: .seconds(10)) != nil)
+        #expect(await daemon.terminated() == 0)
     }
 
     @Test("Logout through the desktop portal (the real xdg-desktop-portal, a backend of the test's own): QUERY_END saves every app while they run, then restored answers with QueryEndResponse; a RUNNING after it is a cancelled logout")
