@@ -35,7 +35,7 @@ struct RestoredCommand: AsyncParsableCommand {
     var options: [String] = []
 
     @Option(name: .customLong("autosave-interval"), help: "Seconds between saves of apps whose state changed; 0 turns autosave off.")
-    var autosaveInterval = 300
+    var autosaveInterval = Int(DaemonConfiguration.defaultAutosaveInterval.components.seconds)
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"

@@ -69,6 +69,9 @@ struct LogoutBenchmark: AsyncParsableCommand {
         portalEnvironment["XDG_CURRENT_DESKTOP"] = "restoredbench"
         let portal = try ChildProcess("/usr/libexec/xdg-desktop-portal", ["-r"], environment: portalEnvironment, log: root + "/portal.log")
         defer { portal.stop() }
+        let control = try await bus.connect()
+        defer { control.close() }
+        try await SuspendBenchmark.waitUntil("the portal frontend", within: .seconds(60)) { await control.owner(of: "org.freedesktop.portal.Desktop") != nil }
         // i3 on the display.
         let socket = root + "/i3.sock"
         try "ipc-socket \(socket)\n".write(toFile: root + "/i3.config", atomically: true, encoding: .utf8)
@@ -76,7 +79,7 @@ struct LogoutBenchmark: AsyncParsableCommand {
         displayEnvironment["DISPLAY"] = display.display
         let i3 = try ChildProcess("/usr/bin/i3", ["-c", root + "/i3.config"], environment: displayEnvironment, log: root + "/i3.log")
         defer { i3.stop() }
-        try await SuspendBenchmark.waitUntil { FileManager.default.fileExists(atPath: socket) }
+        try await SuspendBenchmark.waitUntil("i3's socket", within: .seconds(30)) { FileManager.default.fileExists(atPath: socket) }
 
         let plugins = root + "/plugins", state = root + "/state"
         for directory in [plugins, state] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
@@ -102,8 +105,13 @@ struct LogoutBenchmark: AsyncParsableCommand {
         while let message = try await notify.receiveOffPool(timeout: 120_000) {
             if message.split(separator: "\n").contains("READY=1") { break }
         }
-        try await SuspendBenchmark.waitUntil { try await backend.calls(path: object, method: "CreateMonitor").count == 1 }
-        try await SuspendBenchmark.waitUntil { (try? String(contentsOfFile: root + "/restored.log", encoding: .utf8))?.contains("following the window manager's IPC") == true }
+        let log = { (try? String(contentsOfFile: root + "/restored.log", encoding: .utf8)) ?? "" }
+        do {
+            try await SuspendBenchmark.waitUntil { try await backend.calls(path: object, method: "CreateMonitor").count == 1 }
+            try await SuspendBenchmark.waitUntil { log().contains("following the window manager's IPC") }
+        } catch {
+            throw BenchmarkFailure("restored follows neither the portal nor i3: \(log().suffix(2000))")
+        }
         let session = try await backend.calls(path: object, method: "CreateMonitor").first?.dropFirst().first?.stringValue ?? ""
 
         let watcher = try await bus.connect()
@@ -122,7 +130,7 @@ struct LogoutBenchmark: AsyncParsableCommand {
 
         var suspend: [Duration] = [], queryEnd: [Duration] = [], endSession: [Duration] = []
         for _ in 0..<rounds {
-            try await SuspendBenchmark.waitUntil { try await logind.inhibitors().count == 1 }
+            try await SuspendBenchmark.waitUntil("the delay lock") { try await logind.inhibitors().count == 1 }
             let start = ContinuousClock.now
             try await logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
             try await waitForSaves("sleep")
@@ -134,16 +142,16 @@ struct LogoutBenchmark: AsyncParsableCommand {
             _ = try await backend.control.call(destination: backend.name, path: object, interface: inhibit, member: "BenchSetState", arguments: [.objectPath(session), .uint32(2)])
             try await waitForSaves("logout")
             queryEnd.append(ContinuousClock.now - start)
-            try await SuspendBenchmark.waitUntil { try await backend.calls(path: object, method: "QueryEndResponse").count == round + 1 }
+            try await SuspendBenchmark.waitUntil("QueryEndResponse") { try await backend.calls(path: object, method: "QueryEndResponse").count == round + 1 }
             _ = try await backend.control.call(destination: backend.name, path: object, interface: inhibit, member: "BenchSetState", arguments: [.objectPath(session), .uint32(1)])
-            try await SuspendBenchmark.waitUntil { (try? String(contentsOfFile: root + "/restored.log", encoding: .utf8))?.components(separatedBy: "the logout was cancelled").count == round * 2 + 2 }
+            try await SuspendBenchmark.waitUntil("the cancelled logout") { log().components(separatedBy: "the logout was cancelled").count == round + 2 }
         }
         for round in 0..<rounds {
             let start = ContinuousClock.now
             try await gnome.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "EndSession", signature: "u", [.uint32(0)])
             try await waitForSaves("logout")
             endSession.append(ContinuousClock.now - start)
-            try await SuspendBenchmark.waitUntil { try await gnome.calls(path: client, method: "EndSessionResponse").count == round + 1 }
+            try await SuspendBenchmark.waitUntil("EndSessionResponse") { try await gnome.calls(path: client, method: "EndSessionResponse").count == round + 1 }
             try await gnome.emit(path: client, interface: "org.gnome.SessionManager.ClientPrivate", member: "CancelEndSession", signature: "", [])
             try await Task.sleep(for: .milliseconds(200))
         }

@@ -219,12 +219,13 @@ struct SuspendBenchmark: AsyncParsableCommand {
         }
     }
 
-    static func waitUntil(_ condition: () async throws -> Bool) async throws {
-        for _ in 0..<500 {
+    static func waitUntil(_ what: String = "the daemon", within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
             if try await condition() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw BenchmarkFailure("timed out waiting for the daemon")
+        throw BenchmarkFailure("timed out waiting for \(what)")
     }
 
     static func median(_ values: [Duration]) -> Duration {
