@@ -416,7 +416,7 @@ public final class Daemon: Service {
         for await state in monitor.states() {
             switch state {
             case .queryEnd:
-                await saveAtLogout(source: "the desktop portal's QUERY_END", budget: Self.portalQueryEndBudget)
+                await saveAtLogout(source: "the desktop portal's QUERY_END", budget: Self.sessionManagerSaveBudget, answerWithin: Self.portalQueryEndBudget)
                 do {
                     try await monitor.respondToQueryEnd()
                 } catch {
@@ -433,8 +433,8 @@ public final class Daemon: Service {
         }
     }
 
-    /// How long the save at the portal's QUERY_END may take: the portal
-    /// waits a second for the answer.
+    /// When restored answers the portal's QUERY_END at the latest: the portal
+    /// waits a second for the answer. Saves still running go on.
     static let portalQueryEndBudget = Duration.milliseconds(900)
 
     /// How long the save at a window manager's exit may take: i3 and sway
@@ -491,7 +491,10 @@ public final class Daemon: Service {
     /// the apps go, within `budget` (what the desktop waits, less a margin).
     /// Autosave pauses from now on, and the stop that follows within a
     /// minute trusts these saves.
-    func saveAtLogout(source: String, budget: Duration) async {
+    /// With `answerWithin` shorter than `budget` (the portal's second), it
+    /// returns at `answerWithin` so the desktop gets its answer in time,
+    /// while the saves still running go on until `budget`.
+    func saveAtLogout(source: String, budget: Duration, answerWithin: Duration? = nil) async {
         let hosts = registry.hosts
         let already = logoutStart.withLock { start -> Bool in
             if let start, Date().timeIntervalSince(start) < Double(Self.logoutSaveTrust.components.seconds) { return true }
@@ -503,12 +506,20 @@ public final class Daemon: Service {
             return
         }
         logger.info("the session ends (\(source)): saving every app")
-        let deadline = ContinuousClock.now + budget
-        let finished = await Deadline.race(deadline: deadline) {
+        let started = ContinuousClock.now
+        let deadline = started + budget
+        let answer = answerWithin.map { min(started + $0, deadline) } ?? deadline
+        let finished = await Deadline.race(deadline: answer) {
             await self.saveAll(hosts, trigger: .logout, deadline: deadline)
         }
         if !finished {
-            logger.error("saving at logout (\(source)) took longer than \(budget); going on anyway; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
+            let limit = answer - started
+            let unfinished = Self.unfinished(hosts).joined(separator: ", ")
+            if answer < deadline {
+                logger.warning("saving at logout (\(source)) took longer than \(limit); answering anyway; still saving, for up to \(budget) in all: \(unfinished)")
+            } else {
+                logger.error("saving at logout (\(source)) took longer than \(limit); going on anyway; not saved: \(unfinished)")
+            }
         }
     }
 

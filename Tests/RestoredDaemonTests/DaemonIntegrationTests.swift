@@ -233,6 +233,60 @@ import Testing
         #expect(String(decoding: archive.appState, as: UTF8.self).contains("typed before logout") || archive.objects.contains { String(decoding: $0.state, as: UTF8.self).contains("typed before logout") })
     }
 
+    /// The real xdg-desktop-portal frontend on the test's bus, with an
+    /// Inhibit backend of the test's own (python3-dbusmock): its monitor
+    /// answers, and `TestSetState(o session, u state)` emits `StateChanged`.
+    struct Portal {
+        static let object = "/org/freedesktop/portal/desktop"
+        static let interface = "org.freedesktop.impl.portal.Inhibit"
+        let backend: DBusMock
+        let frontend: ChildProcess
+
+        static func start(on environment: Environment) async throws -> Portal {
+            let root = environment.bus.directory.path
+            let backend = try await DBusMock.start(
+                name: "org.freedesktop.impl.portal.Test",
+                arguments: ["--session", "org.freedesktop.impl.portal.Test", object, interface],
+                on: environment.bus, log: "portal-backend.log"
+            )
+            try await backend.addMethod(path: object, interface: interface, name: "CreateMonitor", input: "ooss", output: "u", code: "ret = dbus.UInt32(0)")
+            try await backend.addMethod(path: object, interface: interface, name: "QueryEndResponse", input: "o", output: "", code: "")
+            try await backend.addMethod(path: object, interface: interface, name: "TestSetState", input: "ou", output: "", code: """
+                self.EmitSignal('\(interface)', 'StateChanged', 'oa{sv}', [args[0], {'screensaver-active': dbus.Boolean(False, variant_level=1), 'session-state': dbus.UInt32(args[1], variant_level=1)}])
+                """)
+            let portals = root + "/portals"
+            try FileManager.default.createDirectory(atPath: portals, withIntermediateDirectories: true)
+            try "[portal]\nDBusName=org.freedesktop.impl.portal.Test\nInterfaces=\(interface);\nUseIn=restoredtest\n".write(toFile: portals + "/restoredtest.portal", atomically: true, encoding: .utf8)
+            var variables = ProcessInfo.processInfo.environment
+            variables["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+            variables["XDG_DESKTOP_PORTAL_DIR"] = portals
+            variables["XDG_CURRENT_DESKTOP"] = "restoredtest"
+            let frontend = try ChildProcess("/usr/libexec/xdg-desktop-portal", ["-r"], environment: variables, log: root + "/portal.log")
+            let watcher = try await environment.bus.connect()
+            defer { watcher.close() }
+            do {
+                try await LogindInhibitorTests.eventually { await watcher.owner(of: "org.freedesktop.portal.Desktop") != nil }
+            } catch {
+                frontend.stop()
+                throw error
+            }
+            return Portal(backend: backend, frontend: frontend)
+        }
+
+        /// The session of the monitor restored opened, once it did.
+        func monitorSession() async throws -> String {
+            try await LogindInhibitorTests.eventually { try await backend.calls(path: Self.object, method: "CreateMonitor").count == 1 }
+            return try #require(try await backend.calls(path: Self.object, method: "CreateMonitor").first?.dropFirst().first?.stringValue)
+        }
+
+        /// Makes the backend say the session is in `state` (1 running, 2 query end, 3 ending).
+        func setState(_ state: UInt32, of session: String) async throws {
+            _ = try await backend.control.call(
+                destination: backend.name, path: Self.object, interface: Self.interface, member: "TestSetState", arguments: [.objectPath(session), .uint32(state)]
+            )
+        }
+    }
+
     @Test("Logout on sway (headless, as an unprivileged user, as sway refuses root): the Wayland display in the runtime directory is the desktop, and swaymsg exit, which closes the IPC socket of SWAYSOCK without the shutdown event, saves every app")
     func swayExitSaves() async throws {
         let environment = try await Environment.make()
@@ -289,36 +343,13 @@ import Testing
         let environment = try await Environment.make()
         let root = environment.bus.directory.path
         let display = try VirtualDisplay(log: root + "/xvfb.log")
-        // The backend: an Inhibit monitor that answers, and a way for the
-        // test to change the session's state.
-        let backend = try await DBusMock.start(
-            name: "org.freedesktop.impl.portal.Test",
-            arguments: ["--session", "org.freedesktop.impl.portal.Test", "/org/freedesktop/portal/desktop", "org.freedesktop.impl.portal.Inhibit"],
-            on: environment.bus, log: "portal-backend.log"
-        )
-        let object = "/org/freedesktop/portal/desktop", interface = "org.freedesktop.impl.portal.Inhibit"
-        try await backend.addMethod(path: object, interface: interface, name: "CreateMonitor", input: "ooss", output: "u", code: "ret = dbus.UInt32(0)")
-        try await backend.addMethod(path: object, interface: interface, name: "QueryEndResponse", input: "o", output: "", code: "")
-        try await backend.addMethod(path: object, interface: interface, name: "TestSetState", input: "ou", output: "", code: """
-            self.EmitSignal('\(interface)', 'StateChanged', 'oa{sv}', [args[0], {'screensaver-active': dbus.Boolean(False, variant_level=1), 'session-state': dbus.UInt32(args[1], variant_level=1)}])
-            """)
-        let portals = root + "/portals"
-        try FileManager.default.createDirectory(atPath: portals, withIntermediateDirectories: true)
-        try "[portal]\nDBusName=org.freedesktop.impl.portal.Test\nInterfaces=\(interface);\nUseIn=restoredtest\n".write(toFile: portals + "/restoredtest.portal", atomically: true, encoding: .utf8)
-        var variables = ProcessInfo.processInfo.environment
-        variables["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
-        variables["XDG_DESKTOP_PORTAL_DIR"] = portals
-        variables["XDG_CURRENT_DESKTOP"] = "restoredtest"
-        let frontend = try ChildProcess("/usr/libexec/xdg-desktop-portal", ["-r"], environment: variables, log: root + "/portal.log")
-        defer { frontend.stop() }
-        let watcher = try await environment.bus.connect()
-        defer { watcher.close() }
-        try await LogindInhibitorTests.eventually { await watcher.owner(of: "org.freedesktop.portal.Desktop") != nil }
+        let portal = try await Portal.start(on: environment)
+        let (backend, object) = (portal.backend, Portal.object)
 
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["DISPLAY": display.display])
         _ = try await environment.waitForNotify("READY=1")
-        try await LogindInhibitorTests.eventually { try await backend.calls(path: object, method: "CreateMonitor").count == 1 }
-        let session = try #require(try await backend.calls(path: object, method: "CreateMonitor").first?.dropFirst().first?.stringValue)
+        defer { portal.frontend.stop() }
+        let session = try await portal.monitorSession()
         #expect(environment.wholeLog("restored.log").contains("following the desktop portal's session monitor"))
         let admin = try await environment.admin()
         defer { admin.close() }
@@ -326,7 +357,7 @@ import Testing
             .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
 
         // The user asks to log out: QUERY_END.
-        _ = try await backend.control.call(destination: backend.name, path: object, interface: interface, member: "TestSetState", arguments: [.objectPath(session), .uint32(2)])
+        try await portal.setState(2, of: session)
         try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await backend.calls(path: object, method: "QueryEndResponse").count == 1 }
         let app = try #require(try await admin.apps()["org.example.Notes"])
         #expect(app["LastTrigger"] == .string("logout"), "\(app)")
@@ -334,8 +365,38 @@ import Testing
         #expect(environment.wholeLog("restored.log").contains("the session ends (the desktop portal's QUERY_END)"))
 
         // The user cancels: the session runs again.
-        _ = try await backend.control.call(destination: backend.name, path: object, interface: interface, member: "TestSetState", arguments: [.objectPath(session), .uint32(1)])
+        try await portal.setState(1, of: session)
         try await LogindInhibitorTests.eventually { environment.wholeLog("restored.log").contains("the logout was cancelled") }
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("The portal's second is kept: with an app whose save hangs, restored answers QUERY_END at its limit and the other apps are saved; the slow save goes on (up to 8 s) and is told apart in the log")
+    func portalLimitIsKept() async throws {
+        let environment = try await Environment.make()
+        let root = environment.bus.directory.path
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        try environment.addPlugin("TestScenarioPlugin")
+        let scenario = "org.restored.test.Scenario"
+        let gate = root + "/gate"
+        let portal = try await Portal.start(on: environment)
+        defer { portal.frontend.stop() }
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--walk-timeout", "300", "--option", "\(scenario):save-gate=\(gate)"],
+            environment: ["DISPLAY": display.display]
+        )
+        _ = try await environment.waitForNotify("READY=1")
+        let session = try await portal.monitorSession()
+        let admin = try await environment.admin()
+        defer { admin.close() }
+
+        try await portal.setState(2, of: session)
+        try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await portal.backend.calls(path: Portal.object, method: "QueryEndResponse").count == 1 }
+        // Answered although the scenario app is still saving.
+        #expect(try await admin.apps()[scenario]?["Saving"] == .string("logout"))
+        #expect(try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout"))
+        #expect(environment.wholeLog("restored.log").contains("saving at logout (the desktop portal's QUERY_END) took longer than 0.9 seconds; answering anyway; still saving, for up to 8.0 seconds in all: \(scenario)"))
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
+        try await LogindInhibitorTests.eventually { try await admin.apps()[scenario]?["LastTrigger"] == .string("logout") }
         #expect(await daemon.terminated() == 0)
     }
 
