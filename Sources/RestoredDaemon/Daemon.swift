@@ -1,6 +1,4 @@
-import Dispatch
 import FoundationEssentials
-import LogoutSignals
 public import Logging
 import RestoredArchive
 import RestoredDBus
@@ -8,7 +6,6 @@ import RestoredEngine
 import RestoredSystemd
 public import ServiceLifecycle
 import Synchronization
-import SystemPackage
 
 /// The restored daemon, as a service of a `ServiceGroup`.
 ///
@@ -53,13 +50,6 @@ public final class Daemon: Service {
     private let environment: [String: String]
     /// How often to look for the desktop while it is not there.
     static let desktopPollInterval = Duration.seconds(1)
-    /// What tells restored of the logout before the apps go, once the desktop is there.
-    /// How each of them stops.
-    private let logoutWatches = Mutex<[@Sendable () -> Void]>([])
-    /// The logout signals tried so far.
-    private let attemptedSignals = Mutex<Set<String>>([])
-    /// The task answering the desktop portal's session monitor.
-    private let portalTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -113,11 +103,15 @@ public final class Daemon: Service {
             ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline))
         }
         state.phase = .restoring
-        let desktopWatch = Task { await self.followDesktop(desktop, present: present, waiting: waiting, trigger: start, session: session) }
+        let logoutSignals = LogoutSignalFollower(
+            session: session, environment: environment, logger: logger,
+            save: { source, budget, answerWithin in await self.saveAtLogout(source: source, budget: budget, answerWithin: answerWithin) },
+            cancel: { self.logoutStart.withLock { start in defer { start = nil }; return start != nil } }
+        )
+        let desktopWatch = Task { await self.followDesktop(desktop, present: present, waiting: waiting, trigger: start, logoutSignals: logoutSignals) }
         defer {
             desktopWatch.cancel()
-            logoutWatches.withLock { stops in stops.forEach { $0() } }
-            portalTask.withLock { $0?.cancel() }
+            logoutSignals.stop()
         }
         registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
         let (inhibitor, power) = await startPowerEvents()
@@ -275,13 +269,13 @@ public final class Daemon: Service {
     /// ``desktopPollInterval`` (every ten seconds after two minutes, so a
     /// session without one costs little), then gives `hosts` its variables
     /// and restores those that wait. Once it is there, follows what it says
-    /// of the logout (``followLogoutSignals(of:)``).
+    /// of the logout (``LogoutSignalFollower``).
     private func followDesktop(
-        _ desktop: GraphicalSession, present: [String: String]?, waiting hosts: [AppHost], trigger: ActivityTrigger, session: DBusConnection
+        _ desktop: GraphicalSession, present: [String: String]?, waiting hosts: [AppHost], trigger: ActivityTrigger, logoutSignals: LogoutSignalFollower
     ) async {
         if let present {
-            await followLogoutSignals(of: present, session: session)
-            await keepFollowing(desktop, session: session)
+            await logoutSignals.follow(present)
+            await keepFollowing(desktop, logoutSignals: logoutSignals)
             return
         }
         let started = ContinuousClock.now
@@ -307,8 +301,8 @@ public final class Daemon: Service {
                 }
             }
         }
-        await followLogoutSignals(of: found, session: session)
-        await keepFollowing(desktop, session: session)
+        await logoutSignals.follow(found)
+        await keepFollowing(desktop, logoutSignals: logoutSignals)
     }
 
     /// Looks at the desktop's variables every ``desktopPollInterval`` × 10
@@ -316,130 +310,13 @@ public final class Daemon: Service {
     /// manager's socket often reaches the user manager after the display
     /// did (Debian's Xsession imports the display before xfce4-session
     /// starts and sets `SESSION_MANAGER`).
-    private func keepFollowing(_ desktop: GraphicalSession, session: DBusConnection) async {
+    private func keepFollowing(_ desktop: GraphicalSession, logoutSignals: LogoutSignalFollower) async {
         while (try? await Task.sleep(for: Self.desktopPollInterval * 10)) != nil {
             if let variables = await desktop.desktop() {
-                await followLogoutSignals(of: variables, session: session)
+                await logoutSignals.follow(variables)
             }
         }
     }
-
-    /// Follows what the desktop says of its end, before the apps go: the
-    /// desktop portal's Inhibit monitor (its QUERY_END), and the i3/sway IPC
-    /// `shutdown` event when one of them runs. (The session manager's
-    /// EndSession and logind's PrepareForShutdown are followed from the
-    /// start.) Several may speak: the first saves, the others find it done.
-    private func followLogoutSignals(of desktop: [String: String], session: DBusConnection) async {
-        if firstAttempt("portal") {
-            await followPortal(session)
-        }
-        var variables = environment
-        variables.merge(desktop) { _, desktop in desktop }
-        if let address = XSMPClient.address(environment: variables), firstAttempt("xsmp " + address) {
-            followSessionManager(address)
-        }
-        if let socket = WindowManagerExitWatch.socket(environment: variables), firstAttempt("ipc " + socket.string) {
-            followWindowManager(socket)
-        }
-    }
-
-    /// Whether `signal` is tried for the first time (each is tried once:
-    /// what failed says so once, not every ten seconds).
-    private func firstAttempt(_ signal: String) -> Bool {
-        attemptedSignals.withLock { $0.insert(signal).inserted }
-    }
-
-    /// Opens the desktop portal's session monitor, if there is one.
-    private func followPortal(_ session: DBusConnection) async {
-        do {
-            if let monitor = try await PortalLogoutMonitor.open(on: session) {
-                logger.info("following the desktop portal's session monitor: a logout's QUERY_END saves every app before the portal's answer")
-                portalTask.withLock { $0 = Task { await self.answer(monitor) } }
-            }
-        } catch {
-            logger.info("no session monitor from the desktop portal (\(error.message))")
-        }
-    }
-
-    /// Follows the i3/sway IPC at `socket`.
-    private func followWindowManager(_ socket: FilePath) {
-        do {
-            let watch = try WindowManagerExitWatch(socket: socket)
-            watch.watch(exiting: { how in
-                Task { await self.saveAtLogout(source: "the window manager is exiting (\(how))", budget: Self.windowManagerExitBudget) }
-            }, lost: { [logger] problem in
-                logger.info("no longer following the window manager's IPC (\(problem))")
-            })
-            logoutWatches.withLock { $0.append(watch.stop) }
-            logger.info("following the window manager's IPC at \(socket.string): its exit saves every app")
-        } catch {
-            logger.notice("cannot follow the window manager's IPC at \(socket.string) (\(error)); its exit is seen only when restored is stopped")
-        }
-    }
-
-    /// Registers with the X session manager named by `SESSION_MANAGER`, if
-    /// any: its `SaveYourself` at logout saves every app before the answer.
-    private func followSessionManager(_ address: String) {
-        let client: XSMPClient
-        do {
-            client = try XSMPClient(address: address)
-        } catch {
-            logger.notice("cannot register with the X session manager at \(address) (\(error)); its logout is seen only when restored is stopped")
-            return
-        }
-        client.follow(saveYourself: {
-            // On the client's queue, which the session manager waits on.
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                await self.saveAtLogout(source: "the X session manager's SaveYourself", budget: Self.sessionManagerSaveBudget)
-                done.signal()
-            }
-            done.wait()
-        }, cancelled: { [logger] in
-            logger.info("the logout was cancelled (the X session manager's ShutdownCancelled)")
-            self.logoutStart.withLock { $0 = nil }
-        }, ended: { [logger] reason in
-            logger.info("no longer following the X session manager (\(reason))")
-        })
-        logoutWatches.withLock { $0.append(client.stop) }
-        logger.info("registered with the X session manager as \(client.clientID): its SaveYourself at logout saves every app before the answer")
-    }
-
-    /// How long a session manager's logout save may take (gnome-session
-    /// and xfce4-session wait about ten seconds for the answer).
-    static let sessionManagerSaveBudget = Duration.seconds(8)
-
-    /// Answers the portal's session states until restored stops: saves
-    /// at QUERY_END within the portal's second, then answers; a RUNNING after
-    /// it is a cancelled logout (autosave resumes).
-    private func answer(_ monitor: PortalLogoutMonitor) async {
-        for await state in monitor.states() {
-            switch state {
-            case .queryEnd:
-                await saveAtLogout(source: "the desktop portal's QUERY_END", budget: Self.sessionManagerSaveBudget, answerWithin: Self.portalQueryEndBudget)
-                do {
-                    try await monitor.respondToQueryEnd()
-                } catch {
-                    logger.warning("could not answer the desktop portal's QUERY_END (\(error.message))")
-                }
-            case .running:
-                if logoutStart.withLock({ $0 }) != nil {
-                    logger.info("the logout was cancelled (the desktop portal says the session runs)")
-                    logoutStart.withLock { $0 = nil }
-                }
-            case .ending:
-                await saveAtLogout(source: "the desktop portal's ENDING", budget: Self.windowManagerExitBudget)
-            }
-        }
-    }
-
-    /// When restored answers the portal's QUERY_END at the latest: the portal
-    /// waits a second for the answer. Saves still running go on.
-    static let portalQueryEndBudget = Duration.milliseconds(900)
-
-    /// How long the save at a window manager's exit may take: i3 and sway
-    /// wait for nobody, and the display goes with them.
-    static let windowManagerExitBudget = Duration.seconds(5)
 
     /// The delay lock and the job that saves on logind's events; nil when
     /// logind is not there.
@@ -482,7 +359,7 @@ public final class Daemon: Service {
         state.sessionManagerRegistered = true
         return SessionManagerService(
             client: client, requests: requests, logger: logger,
-            endSession: { await self.saveAtLogout(source: "the session manager's EndSession", budget: Self.sessionManagerSaveBudget) },
+            endSession: { await self.saveAtLogout(source: "the session manager's EndSession", budget: LogoutSignalFollower.sessionManagerSaveBudget) },
             cancelEndSession: { self.logoutStart.withLock { $0 = nil } }
         )
     }
