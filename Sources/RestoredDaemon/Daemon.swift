@@ -74,8 +74,6 @@ public final class Daemon: Service {
     /// Runs until graceful shutdown, then saves every app.
     public func run() async throws {
         await registry.reload()
-        // Queue every app's restore first: a save asked for from now on (a
-        // suspend at login, an admin call) runs after it on the app's queue.
         let session: DBusConnection
         do {
             session = try await DBusConnection.connect(to: configuration.sessionBus)
