@@ -209,6 +209,10 @@ import TmuxControl
 
     @Test("R7: at login the user manager starts restored before the desktop is there: the session's apps wait (not saved, their archive kept) until the desktop exports its display to the manager, then come back on it; tmux needs no desktop", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func loginIntoTheDesktop() async throws {
+        // This test's xterms would be running xterms for another test's
+        // restore: held until every one of them is gone.
+        let xtermLock = try await SharedTestLock.acquire("xterm")
+        defer { xtermLock.release() }
         let installation = try await Self.installed()
         let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
         defer { manager.stop() }

@@ -223,6 +223,9 @@ import X11Client
         let shellDirectory = root + "/project dir"
         for directory in [root + "/share/applications", shellDirectory] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: root + "/share/applications/xterm.desktop", atomically: false, encoding: .utf8)
+        // Another test's xterm would be a running xterm for this restore.
+        let xtermLock = try await SharedTestLock.acquire("xterm")
+        defer { xtermLock.release() }
         let display = try VirtualDisplay(log: root + "/xvfb.log", windowManager: true)
         var variables = ProcessInfo.processInfo.environment
         variables["XDG_DATA_DIRS"] = root + "/share"
@@ -255,7 +258,7 @@ import X11Client
         terminal?.stop()
         terminal = nil
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
-        let unit = try #require(try await manager.transientUnits().first)
+        let unit = try #require(try await manager.transientUnits().first, "\(environment.wholeLog("restored.log"))")
         #expect(unit.properties["WorkingDirectory"]?.stringValue == shellDirectory)
         #expect(unit.command.last == "xterm")
         // The new xterm's shell starts there.
