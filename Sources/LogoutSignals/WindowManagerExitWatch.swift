@@ -26,13 +26,14 @@ public final class WindowManagerExitWatch: Sendable {
     /// How long a restarting window manager may take to listen again.
     static let restartBudget = Duration.seconds(10)
 
-    /// The socket of the running sway or i3: `SWAYSOCK`, `I3SOCK`, or the
+    /// The socket of the running sway or i3: `SWAYSOCK`, `I3SOCK`, or (with
+    /// `readingRootWindow`: it takes a connection to the X server) the
     /// `I3_SOCKET_PATH` property i3 puts on the root window of `DISPLAY`.
-    public static func socket(environment: [String: String]) -> FilePath? {
+    public static func socket(environment: [String: String], readingRootWindow: Bool = true) -> FilePath? {
         for name in ["SWAYSOCK", "I3SOCK"] {
             if let path = environment[name], path.hasPrefix("/") { return FilePath(path) }
         }
-        guard let name = environment["DISPLAY"], let display = X11Display(name),
+        guard readingRootWindow, let name = environment["DISPLAY"], let display = X11Display(name),
               let connection = try? X11Connection(display: display, authorityFile: environment["XAUTHORITY"]),
               let path = (try? connection.propertyText("I3_SOCKET_PATH", of: connection.root)) ?? nil, path.hasPrefix("/")
         else { return nil }

@@ -36,6 +36,11 @@ final class LogoutSignalFollower: Sendable {
     private let cancel: Cancel
     /// The signals tried so far.
     private let attempted = Mutex<Set<String>>([])
+    /// How often the root window of each display was read for i3's socket.
+    private let rootWindowReads = Mutex<[String: Int]>([:])
+    /// How many looks at a display read its root window: two minutes of
+    /// looks every ten seconds.
+    static let rootWindowLooks = 12
     /// How each followed signal stops.
     private let stops = Mutex<[@Sendable () -> Void]>([])
 
@@ -59,7 +64,15 @@ final class LogoutSignalFollower: Sendable {
         if let address = XSMPClient.address(environment: all), firstAttempt("xsmp " + address) {
             followSessionManager(address)
         }
-        if let socket = WindowManagerExitWatch.socket(environment: all), firstAttempt("ipc " + socket.string) {
+        // i3 names its socket on the root window, maybe after the display
+        // reached restored: read for the first ``rootWindowLooks`` looks at
+        // a display, not at every look for the session's life.
+        let readingRootWindow = rootWindowReads.withLock { reads in
+            let display = all["DISPLAY"] ?? ""
+            reads[display, default: 0] += 1
+            return reads[display, default: 0] <= Self.rootWindowLooks
+        }
+        if let socket = WindowManagerExitWatch.socket(environment: all, readingRootWindow: readingRootWindow), firstAttempt("ipc " + socket.string) {
             followWindowManager(socket)
         }
     }
