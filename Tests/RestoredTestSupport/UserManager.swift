@@ -165,7 +165,13 @@ public final class UserManager {
             usleep(100_000)
         }
         process.stop()
-        for hierarchy in Self.hierarchies { Self.removeTree(hierarchy + "/" + cgroup) }
+        // A cgroup whose last process is still exiting is busy for a moment.
+        for _ in 0 ..< 20 {
+            let left = Self.hierarchies.map { $0 + "/" + cgroup }.filter { FileManager.default.fileExists(atPath: $0) }
+            if left.isEmpty { break }
+            for path in left { Self.removeTree(path) }
+            usleep(100_000)
+        }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
