@@ -253,7 +253,8 @@ public final class Daemon: Service {
         let graphical = registry.hosts.filter { $0.identity.traits.contains(.needsGraphicalSession) }
         guard !graphical.isEmpty else { return [] }
         if let variables = present {
-            for host in graphical { host.plugin.desktopEnvironment = variables }
+            let news = newDesktopVariables(variables)
+            for host in graphical { host.plugin.desktopEnvironment = news }
             return []
         }
         for host in graphical where start == .login && (try? engine.store.summary(of: host.appID)) != nil {
@@ -289,7 +290,7 @@ public final class Daemon: Service {
         let deadline = ContinuousClock.now + configuration.walkTimeout
         await withTaskGroup(of: Void.self) { [engine, logger] group in
             for host in hosts {
-                host.plugin.desktopEnvironment = found
+                host.plugin.desktopEnvironment = newDesktopVariables(found)
                 guard host.awaitsDesktop else { continue }
                 host.awaitsDesktop = false
                 let restore = host.startRestore(using: engine, mode: .automatic, trigger: trigger, deadline: deadline)
@@ -301,6 +302,12 @@ public final class Daemon: Service {
         }
         await logoutSignals.follow(found)
         await keepFollowing(desktop, logoutSignals: logoutSignals)
+    }
+
+    /// The desktop's variables restored's own environment does not already
+    /// have: only they make a plugin host start again with them.
+    private func newDesktopVariables(_ variables: [String: String]) -> [String: String] {
+        variables.filter { environment[$0.key] != $0.value }
     }
 
     /// Looks at the desktop's variables every ``desktopPollInterval`` × 10
