@@ -61,7 +61,7 @@ public final class PortalLogoutMonitor: Sendable {
         guard reply.first?.stringValue == request else {
             throw DBusError.failed("the portal answered CreateMonitor with the request \(reply.first?.stringValue ?? "?"), not \(request)")
         }
-        let answer = await Self.first(of: responses, within: timeout)
+        let answer = await responses.first(within: timeout) { $0 }
         guard let arguments = try? answer?.arguments(), let code = arguments.first?.uint64Value else {
             throw DBusError.failed("the portal did not answer CreateMonitor within \(timeout)")
         }
@@ -103,21 +103,5 @@ public final class PortalLogoutMonitor: Sendable {
         _ = try? await connection.call(
             destination: Self.busName, path: session, interface: "org.freedesktop.portal.Session", member: "Close", timeout: .milliseconds(500)
         )
-    }
-
-    private static func first(of stream: AsyncStream<DBusMessage>, within timeout: Duration) async -> DBusMessage? {
-        await withTaskGroup(of: DBusMessage?.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                return await iterator.next()
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
     }
 }

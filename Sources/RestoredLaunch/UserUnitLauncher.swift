@@ -108,7 +108,7 @@ public struct UserUnitLauncher: Sendable {
             throw LaunchError("the user manager refused to start \(request.unitName): \(error)")
         }
         // JobRemoved(id, job, unit, result): "done" once the program was executed.
-        let result = await Self.first(of: jobs, within: jobTimeout) { signal in
+        let result = await jobs.first(within: jobTimeout) { signal -> String? in
             guard let arguments = try? signal.arguments(), arguments.count == 4, arguments[1].stringValue == job else { return nil }
             return arguments[3].stringValue ?? ""
         }
@@ -136,25 +136,6 @@ public struct UserUnitLauncher: Sendable {
             if character == "$" { escaped += "$$" } else { escaped.append(character) }
         }
         return escaped
-    }
-
-    /// The first non-nil `match` of `stream`'s elements, or nil once `limit` has passed.
-    private static func first(of stream: AsyncStream<DBusMessage>, within limit: Duration, match: @escaping @Sendable (DBusMessage) -> String?) async -> String? {
-        await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                for await signal in stream {
-                    if let value = match(signal) { return value }
-                }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
     }
 
     private func spawnDetached(_ request: LaunchRequest, executable: String) throws(LaunchError) -> Int32 {
