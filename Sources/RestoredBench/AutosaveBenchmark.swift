@@ -116,20 +116,11 @@ struct AutosaveBenchmark: AsyncParsableCommand {
         }
         let notify = try NotifyListener(path: run + "/notify")
         defer { notify.close() }
-        var variables = environment
-        variables["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        variables["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        variables["NOTIFY_SOCKET"] = notify.address
-        for name in ["WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { variables.removeValue(forKey: name) }
-        let daemon = try ChildProcess(
-            BuildProducts.executable("restored"),
-            ["--plugin-dir", plugins, "--state-dir", state, "--log-level", "warning", "--autosave-interval", String(autosave ?? 0)],
-            environment: variables, log: run + "/restored.log"
+        let launcher = SuspendBenchmark.Launcher(
+            bus: bus, notify: notify, arguments: ["--plugin-dir", plugins, "--log-level", "warning", "--autosave-interval", String(autosave ?? 0)], environment: environment
         )
+        let (daemon, _) = try await launcher.start(state: state, log: "restored.log")
         defer { daemon.stop() }
-        while let message = try await notify.receiveOffPool(timeout: 60_000) {
-            if message.split(separator: "\n").contains("READY=1") { break }
-        }
         // Every app saved once, as the first autosave would; then a quiet second.
         let client = try await bus.connect()
         defer { client.close() }

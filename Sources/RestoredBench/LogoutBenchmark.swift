@@ -49,29 +49,7 @@ struct LogoutBenchmark: AsyncParsableCommand {
             ret = dbus.ObjectPath('\(client)')
             """)
         // The portal: the real frontend, a backend of our own.
-        let backend = try await DBusMock.start(
-            name: "org.freedesktop.impl.portal.Bench",
-            arguments: ["--session", "org.freedesktop.impl.portal.Bench", "/org/freedesktop/portal/desktop", "org.freedesktop.impl.portal.Inhibit"],
-            on: bus, log: "portal-backend.log"
-        )
-        let object = "/org/freedesktop/portal/desktop", inhibit = "org.freedesktop.impl.portal.Inhibit"
-        try await backend.addMethod(path: object, interface: inhibit, name: "CreateMonitor", input: "ooss", output: "u", code: "ret = dbus.UInt32(0)")
-        try await backend.addMethod(path: object, interface: inhibit, name: "QueryEndResponse", input: "o", output: "", code: "")
-        try await backend.addMethod(path: object, interface: inhibit, name: "BenchSetState", input: "ou", output: "", code: """
-            self.EmitSignal('\(inhibit)', 'StateChanged', 'oa{sv}', [args[0], {'screensaver-active': dbus.Boolean(False, variant_level=1), 'session-state': dbus.UInt32(args[1], variant_level=1)}])
-            """)
-        try FileManager.default.createDirectory(atPath: root + "/portals", withIntermediateDirectories: true)
-        try "[portal]\nDBusName=org.freedesktop.impl.portal.Bench\nInterfaces=\(inhibit);\nUseIn=restoredbench\n"
-            .write(toFile: root + "/portals/restoredbench.portal", atomically: true, encoding: .utf8)
-        var portalEnvironment = ProcessInfo.processInfo.environment
-        portalEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        portalEnvironment["XDG_DESKTOP_PORTAL_DIR"] = root + "/portals"
-        portalEnvironment["XDG_CURRENT_DESKTOP"] = "restoredbench"
-        let portal = try ChildProcess("/usr/libexec/xdg-desktop-portal", ["-r"], environment: portalEnvironment, log: root + "/portal.log")
-        defer { portal.stop() }
-        let control = try await bus.connect()
-        defer { control.close() }
-        try await SuspendBenchmark.waitUntil("the portal frontend", within: .seconds(60)) { await control.owner(of: "org.freedesktop.portal.Desktop") != nil }
+        let portal = try await DesktopPortal.start(on: bus)
         // i3 on the display.
         let socket = root + "/i3.sock"
         try "ipc-socket \(socket)\n".write(toFile: root + "/i3.config", atomically: true, encoding: .utf8)
@@ -91,28 +69,20 @@ struct LogoutBenchmark: AsyncParsableCommand {
         let notify = try NotifyListener(path: root + "/notify")
         defer { notify.close() }
         var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        environment["NOTIFY_SOCKET"] = notify.address
         environment["DISPLAY"] = display.display
-        for name in ["WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM", "I3SOCK", "SWAYSOCK", "SESSION_MANAGER"] { environment.removeValue(forKey: name) }
-        let daemon = try ChildProcess(
-            BuildProducts.executable("restored"),
-            ["--plugin-dir", plugins, "--state-dir", state, "--log-level", "info", "--autosave-interval", "0"] + options,
-            environment: environment, log: root + "/restored.log"
+        for name in ["I3SOCK", "SWAYSOCK", "SESSION_MANAGER"] { environment.removeValue(forKey: name) }
+        let launcher = SuspendBenchmark.Launcher(
+            bus: bus, notify: notify, arguments: ["--plugin-dir", plugins, "--log-level", "info", "--autosave-interval", "0"] + options, environment: environment
         )
+        let (daemon, _) = try await launcher.start(state: state, log: "restored.log")
         defer { daemon.stop() }
-        while let message = try await notify.receiveOffPool(timeout: 120_000) {
-            if message.split(separator: "\n").contains("READY=1") { break }
-        }
         let log = { (try? String(contentsOfFile: root + "/restored.log", encoding: .utf8)) ?? "" }
         do {
-            try await SuspendBenchmark.waitUntil { try await backend.calls(path: object, method: "CreateMonitor").count == 1 }
             try await SuspendBenchmark.waitUntil { log().contains("following the window manager's IPC") }
         } catch {
             throw BenchmarkFailure("restored follows neither the portal nor i3: \(log().suffix(2000))")
         }
-        let session = try await backend.calls(path: object, method: "CreateMonitor").first?.dropFirst().first?.stringValue ?? ""
+        let session = try await portal.monitorSession()
 
         let watcher = try await bus.connect()
         defer { watcher.close() }
@@ -139,11 +109,11 @@ struct LogoutBenchmark: AsyncParsableCommand {
         }
         for round in 0..<rounds {
             let start = ContinuousClock.now
-            _ = try await backend.control.call(destination: backend.name, path: object, interface: inhibit, member: "BenchSetState", arguments: [.objectPath(session), .uint32(2)])
+            try await portal.setState(2, of: session)
             try await waitForSaves("logout")
             queryEnd.append(ContinuousClock.now - start)
-            try await SuspendBenchmark.waitUntil("QueryEndResponse") { try await backend.calls(path: object, method: "QueryEndResponse").count == round + 1 }
-            _ = try await backend.control.call(destination: backend.name, path: object, interface: inhibit, member: "BenchSetState", arguments: [.objectPath(session), .uint32(1)])
+            try await SuspendBenchmark.waitUntil("QueryEndResponse") { try await portal.queryEndResponses() == round + 1 }
+            try await portal.setState(1, of: session)
             try await SuspendBenchmark.waitUntil("the cancelled logout") { log().components(separatedBy: "the logout was cancelled").count == round + 2 }
         }
         for round in 0..<rounds {

@@ -180,9 +180,11 @@ struct SuspendBenchmark: AsyncParsableCommand {
         let bus: PrivateBus
         let notify: NotifyListener
         let arguments: [String]
+        /// restored's environment, before the buses and the notify socket are set.
+        var environment = ProcessInfo.processInfo.environment
 
         func start(state: String, log: String) async throws -> (ChildProcess, Duration) {
-            var environment = ProcessInfo.processInfo.environment
+            var environment = self.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
             environment["NOTIFY_SOCKET"] = notify.address

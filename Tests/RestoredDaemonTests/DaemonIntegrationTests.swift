@@ -233,60 +233,6 @@ import Testing
         #expect(String(decoding: archive.appState, as: UTF8.self).contains("typed before logout") || archive.objects.contains { String(decoding: $0.state, as: UTF8.self).contains("typed before logout") })
     }
 
-    /// The real xdg-desktop-portal frontend on the test's bus, with an
-    /// Inhibit backend of the test's own (python3-dbusmock): its monitor
-    /// answers, and `TestSetState(o session, u state)` emits `StateChanged`.
-    struct Portal {
-        static let object = "/org/freedesktop/portal/desktop"
-        static let interface = "org.freedesktop.impl.portal.Inhibit"
-        let backend: DBusMock
-        let frontend: ChildProcess
-
-        static func start(on environment: Environment) async throws -> Portal {
-            let root = environment.bus.directory.path
-            let backend = try await DBusMock.start(
-                name: "org.freedesktop.impl.portal.Test",
-                arguments: ["--session", "org.freedesktop.impl.portal.Test", object, interface],
-                on: environment.bus, log: "portal-backend.log"
-            )
-            try await backend.addMethod(path: object, interface: interface, name: "CreateMonitor", input: "ooss", output: "u", code: "ret = dbus.UInt32(0)")
-            try await backend.addMethod(path: object, interface: interface, name: "QueryEndResponse", input: "o", output: "", code: "")
-            try await backend.addMethod(path: object, interface: interface, name: "TestSetState", input: "ou", output: "", code: """
-                self.EmitSignal('\(interface)', 'StateChanged', 'oa{sv}', [args[0], {'screensaver-active': dbus.Boolean(False, variant_level=1), 'session-state': dbus.UInt32(args[1], variant_level=1)}])
-                """)
-            let portals = root + "/portals"
-            try FileManager.default.createDirectory(atPath: portals, withIntermediateDirectories: true)
-            try "[portal]\nDBusName=org.freedesktop.impl.portal.Test\nInterfaces=\(interface);\nUseIn=restoredtest\n".write(toFile: portals + "/restoredtest.portal", atomically: true, encoding: .utf8)
-            var variables = ProcessInfo.processInfo.environment
-            variables["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
-            variables["XDG_DESKTOP_PORTAL_DIR"] = portals
-            variables["XDG_CURRENT_DESKTOP"] = "restoredtest"
-            let frontend = try ChildProcess("/usr/libexec/xdg-desktop-portal", ["-r"], environment: variables, log: root + "/portal.log")
-            let watcher = try await environment.bus.connect()
-            defer { watcher.close() }
-            do {
-                try await LogindInhibitorTests.eventually { await watcher.owner(of: "org.freedesktop.portal.Desktop") != nil }
-            } catch {
-                frontend.stop()
-                throw error
-            }
-            return Portal(backend: backend, frontend: frontend)
-        }
-
-        /// The session of the monitor restored opened, once it did.
-        func monitorSession() async throws -> String {
-            try await LogindInhibitorTests.eventually { try await backend.calls(path: Self.object, method: "CreateMonitor").count == 1 }
-            return try #require(try await backend.calls(path: Self.object, method: "CreateMonitor").first?.dropFirst().first?.stringValue)
-        }
-
-        /// Makes the backend say the session is in `state` (1 running, 2 query end, 3 ending).
-        func setState(_ state: UInt32, of session: String) async throws {
-            _ = try await backend.control.call(
-                destination: backend.name, path: Self.object, interface: Self.interface, member: "TestSetState", arguments: [.objectPath(session), .uint32(state)]
-            )
-        }
-    }
-
     @Test("Logout on sway (headless, as an unprivileged user, as sway refuses root): the Wayland display in the runtime directory is the desktop, and swaymsg exit, which closes the IPC socket of SWAYSOCK without the shutdown event, saves every app")
     func swayExitSaves() async throws {
         let environment = try await Environment.make()
@@ -343,12 +289,10 @@ import Testing
         let environment = try await Environment.make()
         let root = environment.bus.directory.path
         let display = try VirtualDisplay(log: root + "/xvfb.log")
-        let portal = try await Portal.start(on: environment)
-        let (backend, object) = (portal.backend, Portal.object)
+        let portal = try await DesktopPortal.start(on: environment.bus)
 
         let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: ["DISPLAY": display.display])
         _ = try await environment.waitForNotify("READY=1")
-        defer { portal.frontend.stop() }
         let session = try await portal.monitorSession()
         #expect(environment.wholeLog("restored.log").contains("following the desktop portal's session monitor"))
         let admin = try await environment.admin()
@@ -358,7 +302,7 @@ import Testing
 
         // The user asks to log out: QUERY_END.
         try await portal.setState(2, of: session)
-        try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await backend.calls(path: object, method: "QueryEndResponse").count == 1 }
+        try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await portal.queryEndResponses() == 1 }
         let app = try #require(try await admin.apps()["org.example.Notes"])
         #expect(app["LastTrigger"] == .string("logout"), "\(app)")
         #expect(app["LastOutcome"] == .string("saved"), "\(app)")
@@ -378,8 +322,7 @@ import Testing
         try environment.addPlugin("TestScenarioPlugin")
         let scenario = "org.restored.test.Scenario"
         let gate = root + "/gate"
-        let portal = try await Portal.start(on: environment)
-        defer { portal.frontend.stop() }
+        let portal = try await DesktopPortal.start(on: environment.bus)
         let daemon = try environment.startDaemon(
             log: "restored.log", arguments: ["--autosave-interval", "0", "--walk-timeout", "300", "--option", "\(scenario):save-gate=\(gate)"],
             environment: ["DISPLAY": display.display]
@@ -390,7 +333,7 @@ import Testing
         defer { admin.close() }
 
         try await portal.setState(2, of: session)
-        try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await portal.backend.calls(path: Portal.object, method: "QueryEndResponse").count == 1 }
+        try await LogindInhibitorTests.eventually(within: .seconds(10)) { try await portal.queryEndResponses() == 1 }
         // Answered although the scenario app is still saving.
         #expect(try await admin.apps()[scenario]?["Saving"] == .string("logout"))
         #expect(try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout"))
