@@ -38,16 +38,8 @@ struct LogoutBenchmark: AsyncParsableCommand {
         let display = try VirtualDisplay(log: root + "/xvfb.log")
 
         // gnome-session's legacy client API.
-        let gnome = try await DBusMock.start(
-            name: "org.gnome.SessionManager", arguments: ["--session", "org.gnome.SessionManager", "/org/gnome/SessionManager", "org.gnome.SessionManager"],
-            on: bus, log: "session-manager-mock.log"
-        )
-        let client = "/org/gnome/SessionManager/Client1"
-        try await gnome.addMethod(path: "/org/gnome/SessionManager", interface: "org.gnome.SessionManager", name: "RegisterClient", input: "ss", output: "o", code: """
-            if '\(client)' not in objects:
-                self.AddObject('\(client)', 'org.gnome.SessionManager.ClientPrivate', {}, [('EndSessionResponse', 'bs', '', '')])
-            ret = dbus.ObjectPath('\(client)')
-            """)
+        let gnome = try await DBusMock.gnomeSessionManager(on: bus)
+        let client = DBusMock.gnomeSessionClient
         // The portal: the real frontend, a backend of our own.
         let portal = try await DesktopPortal.start(on: bus)
         // i3 on the display.

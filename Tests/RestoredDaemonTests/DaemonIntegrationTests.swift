@@ -438,16 +438,8 @@ import Testing
     @Test("Logout through the session manager: QueryEndSession is answered, EndSession saves then answers, Stop ends the daemon")
     func sessionManagerLogout() async throws {
         let environment = try await Environment.make()
-        let manager = try await DBusMock.start(
-            name: "org.gnome.SessionManager", arguments: ["--session", "org.gnome.SessionManager", "/org/gnome/SessionManager", "org.gnome.SessionManager"],
-            on: environment.bus, log: "session-manager-mock.log"
-        )
-        let client = "/org/gnome/SessionManager/Client1"
-        try await manager.addMethod(path: "/org/gnome/SessionManager", interface: "org.gnome.SessionManager", name: "RegisterClient", input: "ss", output: "o", code: """
-            if '\(client)' not in objects:
-                self.AddObject('\(client)', 'org.gnome.SessionManager.ClientPrivate', {}, [('EndSessionResponse', 'bs', '', '')])
-            ret = dbus.ObjectPath('\(client)')
-            """)
+        let manager = try await DBusMock.gnomeSessionManager(on: environment.bus)
+        let client = DBusMock.gnomeSessionClient
         let daemon = try environment.startDaemon(log: "restored.log")
         _ = try await environment.waitForNotify("READY=1")
         #expect(try await manager.calls(path: "/org/gnome/SessionManager", method: "RegisterClient") == [[.string("restored"), .string("")]])

@@ -83,3 +83,23 @@ public final class DBusMock {
         _ = try await control.call(destination: name, path: path, interface: "org.freedesktop.DBus.Mock", member: member, arguments: arguments)
     }
 }
+
+extension DBusMock {
+    /// The object path of the one client ``gnomeSessionManager(on:)`` registers.
+    public static let gnomeSessionClient = "/org/gnome/SessionManager/Client1"
+
+    /// gnome-session's legacy client API on `bus`: `RegisterClient` makes the
+    /// client object ``gnomeSessionClient``, whose `EndSessionResponse` is recorded.
+    public static func gnomeSessionManager(on bus: PrivateBus) async throws -> DBusMock {
+        let manager = try await start(
+            name: "org.gnome.SessionManager", arguments: ["--session", "org.gnome.SessionManager", "/org/gnome/SessionManager", "org.gnome.SessionManager"],
+            on: bus, log: "session-manager-mock.log"
+        )
+        try await manager.addMethod(path: "/org/gnome/SessionManager", interface: "org.gnome.SessionManager", name: "RegisterClient", input: "ss", output: "o", code: """
+            if '\(gnomeSessionClient)' not in objects:
+                self.AddObject('\(gnomeSessionClient)', 'org.gnome.SessionManager.ClientPrivate', {}, [('EndSessionResponse', 'bs', '', '')])
+            ret = dbus.ObjectPath('\(gnomeSessionClient)')
+            """)
+        return manager
+    }
+}
