@@ -5,6 +5,6 @@ extension Archive {
     public func hasSameContent(as other: Archive) -> Bool {
         appID == other.appID && appVersion == other.appVersion && plugin == other.plugin
             && ignoresSnapshot == other.ignoresSnapshot && appState == other.appState
-            && objects == other.objects && snapshot == other.snapshot
+            && objects == other.objects && snapshot == other.snapshot && droppedObjects == other.droppedObjects
     }
 }

@@ -24,6 +24,13 @@ public struct Archive: Hashable, Sendable {
     public var objects: [ArchivedObject]
     /// The preview shown before the app is back, if any (R12).
     public var snapshot: Snapshot?
+    /// The objects the save left out, with why: an archive that lists any
+    /// is *partial* (R5, R13), and the store keeps the last complete one
+    /// beside it (``ArchiveStore/Generation/lastComplete``).
+    public var droppedObjects: [OmittedObject]
+
+    /// Whether the save left objects out.
+    public var isPartial: Bool { !droppedObjects.isEmpty }
 
     /// Creates an archive.
     public init(
@@ -37,7 +44,8 @@ public struct Archive: Hashable, Sendable {
         restoreAttempts: UInt32 = 0,
         appState: [UInt8] = [],
         objects: [ArchivedObject] = [],
-        snapshot: Snapshot? = nil
+        snapshot: Snapshot? = nil,
+        droppedObjects: [OmittedObject] = []
     ) {
         self.appID = appID
         self.appVersion = appVersion
@@ -50,5 +58,6 @@ public struct Archive: Hashable, Sendable {
         self.appState = appState
         self.objects = objects
         self.snapshot = snapshot
+        self.droppedObjects = droppedObjects
     }
 }

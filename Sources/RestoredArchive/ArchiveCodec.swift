@@ -4,14 +4,16 @@ public import RestoredState
 /// Layout, little-endian:
 /// - header, 40 bytes: signature `89 52 53 54 52 44 0D 0A` (`\x89RSTRD\r\n`),
 ///   format version u16 (1), header length u16 (40), flags u32 (bit 0: ignores
-///   snapshot), restore attempts u32, generation u64, payload length u64,
-///   reserved u32 (0);
+///   snapshot; bit 1: partial), restore attempts u32, generation u64, payload
+///   length u64, reserved u32 (0);
 /// - payload: strings and byte blobs are a LEB128 length then the bytes; in
 ///   order: app id, app version, system version, timestamp (zigzag LEB128),
 ///   plugin, app state, object count, then per object: component count, per
 ///   component the identifier and the position (0: none, n + 1: position n),
 ///   class name, restoration class (empty: none), kind u8, state; then a
-///   snapshot presence byte (0 or 1) and, if 1, media type and data;
+///   snapshot presence byte (0 or 1) and, if 1, media type and data; when
+///   the partial flag is set, the objects the save left out: their count
+///   (at least 1), then per object its path (as above) and the reason;
 /// - trailer: CRC-32C of every byte before it, u32.
 ///
 /// Decoding never traps on any input (R16): every read is bounds-checked and
@@ -29,6 +31,10 @@ public enum ArchiveCodec {
 
     /// Flags bit: the archive ignores its snapshot on the next restore.
     private static let ignoresSnapshotFlag: UInt32 = 1
+    /// Flags bit: the save left objects out; the list ends the payload.
+    private static let partialFlag: UInt32 = 2
+    /// Every flag this build knows; a file with another set is refused.
+    private static let knownFlags = ignoresSnapshotFlag | partialFlag
     /// The smallest encoding of an object: five empty fields.
     private static let minimumObjectLength = 5
     /// The smallest encoding of a path component: empty identifier, no position.
@@ -68,6 +74,12 @@ public enum ArchiveCodec {
             payloadLength += stringLength(snapshot.mediaType)
             payloadLength += blobLength(snapshot.data)
         }
+        if archive.isPartial {
+            payloadLength += varintLength(UInt64(archive.droppedObjects.count))
+            for dropped in archive.droppedObjects {
+                payloadLength += pathLength(dropped.path) + stringLength(dropped.reason)
+            }
+        }
         let total = headerLength + payloadLength + trailerLength
 
         return [UInt8](unsafeUninitializedCapacity: total) { buffer, initializedCount in
@@ -75,7 +87,7 @@ public enum ArchiveCodec {
             writer.append(signature)
             writer.appendLittleEndian(formatVersion)
             writer.appendLittleEndian(UInt16(headerLength))
-            writer.appendLittleEndian(archive.ignoresSnapshot ? ignoresSnapshotFlag : 0)
+            writer.appendLittleEndian((archive.ignoresSnapshot ? ignoresSnapshotFlag : 0) | (archive.isPartial ? partialFlag : 0))
             writer.appendLittleEndian(archive.restoreAttempts)
             writer.appendLittleEndian(archive.generation)
             writer.appendLittleEndian(UInt64(payloadLength))
@@ -116,6 +128,13 @@ public enum ArchiveCodec {
                 writer.appendBlob(snapshot.data)
             } else {
                 writer.appendByte(0)
+            }
+            if archive.isPartial {
+                writer.appendVarint(UInt64(archive.droppedObjects.count))
+                for dropped in archive.droppedObjects {
+                    writer.appendPath(dropped.path)
+                    writer.appendString(dropped.reason)
+                }
             }
             let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: writer.buffer[..<writer.offset]))
             writer.appendLittleEndian(checksum)
@@ -166,6 +185,8 @@ public enum ArchiveCodec {
         public var restoreAttempts: UInt32
         /// When it was preserved: nanoseconds since 1970 (0 when not read).
         public var timestamp: Int64 = 0
+        /// The header's partial flag: the save left objects out.
+        public var isPartial = false
     }
 
     /// `bytes`, a complete archive, as `generation` with no restore attempt
@@ -236,7 +257,7 @@ public enum ArchiveCodec {
         let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self))
         let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<checksumOffset]))
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
-        guard flags & ~ignoresSnapshotFlag == 0 else { throw .invalidHeader(field: "flags", value: UInt64(flags)) }
+        guard flags & ~knownFlags == 0 else { throw .invalidHeader(field: "flags", value: UInt64(flags)) }
         guard reserved == 0 else { throw .invalidHeader(field: "reserved", value: UInt64(reserved)) }
 
         var reader = ByteCursor<ArchiveError>(raw, from: headerLength, to: checksumOffset)
@@ -247,7 +268,8 @@ public enum ArchiveCodec {
         } catch {
             throw .invalidAppID(error)
         }
-        let seal = Seal(generation: generation, appID: appID, ignoresSnapshot: flags & ignoresSnapshotFlag != 0, restoreAttempts: restoreAttempts)
+        var seal = Seal(generation: generation, appID: appID, ignoresSnapshot: flags & ignoresSnapshotFlag != 0, restoreAttempts: restoreAttempts)
+        seal.isPartial = flags & partialFlag != 0
         return (seal, flags, restoreAttempts, reader)
     }
 
@@ -267,20 +289,7 @@ public enum ArchiveCodec {
         var objects: [ArchivedObject] = []
         if building { objects.reserveCapacity(objectCount) }
         for _ in 0..<objectCount {
-            let componentCount = try reader.readCount(minimumElementLength: minimumComponentLength)
-            var components: [ObjectPath.Component] = []
-            if building { components.reserveCapacity(componentCount) }
-            for _ in 0..<componentCount {
-                let identifier = try reader.readString(keeping: building)
-                let positionOffset = reader.offset
-                let code = try reader.readVarint()
-                var position: Int64?
-                if code != 0 {
-                    guard code - 1 <= UInt64(Int64.max) else { throw .invalidPosition(offset: positionOffset) }
-                    position = Int64(code - 1)
-                }
-                if building { components.append(ObjectPath.Component(identifier: identifier, position: position)) }
-            }
+            let components = try readComponents(&reader, building: building)
             let className = try reader.readString(keeping: building)
             let restorationClass = try reader.readString(keeping: building)
             let kindOffset = reader.offset
@@ -314,6 +323,17 @@ public enum ArchiveCodec {
         default:
             throw .invalidPresence(presence, offset: presenceOffset)
         }
+        var droppedObjects: [OmittedObject] = []
+        if flags & partialFlag != 0 {
+            let countOffset = reader.offset
+            let droppedCount = try reader.readCount(minimumElementLength: 2)
+            guard droppedCount > 0 else { throw .emptyOmissionList(offset: countOffset) }
+            for _ in 0..<droppedCount {
+                let components = try readComponents(&reader, building: building)
+                let reason = try reader.readString(keeping: building)
+                if building { droppedObjects.append(OmittedObject(path: ObjectPath(components), reason: reason)) }
+            }
+        }
         guard reader.offset == reader.end else {
             throw .trailingPayloadBytes(count: reader.end - reader.offset)
         }
@@ -331,11 +351,42 @@ public enum ArchiveCodec {
             restoreAttempts: restoreAttempts,
             appState: appState,
             objects: objects,
-            snapshot: snapshot
+            snapshot: snapshot,
+            droppedObjects: droppedObjects
         ))
     }
 
+    /// A path's components (their count, then each identifier and position
+    /// code); empty when not `building`.
+    private static func readComponents(
+        _ reader: inout ByteCursor<ArchiveError>, building: Bool
+    ) throws(ArchiveError) -> [ObjectPath.Component] {
+        let componentCount = try reader.readCount(minimumElementLength: minimumComponentLength)
+        var components: [ObjectPath.Component] = []
+        if building { components.reserveCapacity(componentCount) }
+        for _ in 0..<componentCount {
+            let identifier = try reader.readString(keeping: building)
+            let positionOffset = reader.offset
+            let code = try reader.readVarint()
+            var position: Int64?
+            if code != 0 {
+                guard code - 1 <= UInt64(Int64.max) else { throw .invalidPosition(offset: positionOffset) }
+                position = Int64(code - 1)
+            }
+            if building { components.append(ObjectPath.Component(identifier: identifier, position: position)) }
+        }
+        return components
+    }
+
     // MARK: - Helpers
+
+    private static func pathLength(_ path: ObjectPath) -> Int {
+        var length = varintLength(UInt64(path.components.count))
+        for component in path.components {
+            length += stringLength(component.identifier) + varintLength(positionCode(component.position))
+        }
+        return length
+    }
 
     private static func varintLength(_ value: UInt64) -> Int {
         (64 - (value | 1).leadingZeroBitCount + 6) / 7
@@ -420,6 +471,14 @@ private struct ByteWriter {
         appendVarint(UInt64(utf8.count))
         for byte in utf8 {
             appendByte(byte)
+        }
+    }
+
+    mutating func appendPath(_ path: ObjectPath) {
+        appendVarint(UInt64(path.components.count))
+        for component in path.components {
+            appendString(component.identifier)
+            appendVarint(component.position.map { UInt64($0) + 1 } ?? 0)
         }
     }
 

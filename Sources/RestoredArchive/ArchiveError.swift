@@ -31,6 +31,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidPresence(UInt8, offset: Int)
     /// Bytes left in the payload after the last field.
     case trailingPayloadBytes(count: Int)
+    /// The partial flag is set, but the list of left-out objects is empty.
+    case emptyOmissionList(offset: Int)
 
     /// One line saying what is wrong with the bytes.
     public var description: String {
@@ -65,6 +67,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
             return "corrupt archive: invalid presence byte \(value) at byte \(offset)"
         case .trailingPayloadBytes(let count):
             return "corrupt archive: \(count) unexpected bytes after the last field"
+        case .emptyOmissionList(let offset):
+            return "corrupt archive: marked partial, but lists no left-out object at byte \(offset)"
         }
     }
 }

@@ -1,10 +1,18 @@
 public import SystemPackage
 import Glibc
 
-/// Keeps one archive per app on disk, with the generation before it.
+/// Keeps one archive per app on disk, with the generation before it, and
+/// the last complete one while the newer saves are partial.
 ///
 /// Layout: `<directory>/<app-id>/archive` holds the current generation and
-/// `<directory>/<app-id>/archive.previous` the one before. Directories are
+/// `<directory>/<app-id>/archive.previous` the one before. A partial save
+/// (one that left objects out, ``Archive/isPartial``) never pushes the last
+/// complete archive out: before the first partial save after a complete one
+/// rotates it away, it gets a second name, `archive.complete`
+/// (``Generation/lastComplete``), which stays however many partial saves
+/// follow, until a complete save replaces it or the user discards the app's
+/// archives. Restores read the newest usable file by default; the last
+/// complete one is read only when asked for. Directories are
 /// mode 0700 and files 0600 whatever the umask; missing parents of
 /// `directory` are created with mode 0700. The store refuses a state or app
 /// directory that is a symbolic link or belongs to another user.
@@ -27,12 +35,16 @@ public struct ArchiveStore: Sendable {
         case current
         /// The archive before it, `archive.previous`.
         case previous
+        /// The last complete archive while the newer ones are partial,
+        /// `archive.complete`.
+        case lastComplete
 
         /// The file's name in the app's directory.
         public var fileName: String {
             switch self {
             case .current: "archive"
             case .previous: "archive.previous"
+            case .lastComplete: "archive.complete"
             }
         }
     }
@@ -102,7 +114,7 @@ public struct ArchiveStore: Sendable {
     /// ``write(_:)``, also returning the size in bytes of the file written.
     public func writeReportingSize(_ archive: Archive) throws(ArchiveStoreError) -> (archive: Archive, byteCount: Int) {
         var written = archive
-        let byteCount = try writeNewGeneration(of: archive.appID) { generation in
+        let byteCount = try writeNewGeneration(of: archive.appID, isPartial: archive.isPartial) { generation in
             written.generation = generation
             return ArchiveCodec.encode(written)
         }
@@ -115,15 +127,18 @@ public struct ArchiveStore: Sendable {
     /// encoded again. Returns the generation and the size written.
     public func write(encoded bytes: [UInt8], of appID: AppID) throws(ArchiveStoreError) -> (generation: UInt64, byteCount: Int) {
         var stamped: UInt64 = 0
-        let byteCount = try writeNewGeneration(of: appID) { generation in
+        let isPartial = (try? ArchiveCodec.seal(of: bytes))?.isPartial ?? false
+        let byteCount = try writeNewGeneration(of: appID, isPartial: isPartial) { generation in
             stamped = generation
             return ArchiveCodec.restamped(bytes, generation: generation)
         }
         return (stamped, byteCount)
     }
 
-    /// Writes the bytes `encode` makes for the next generation number.
-    private func writeNewGeneration(of appID: AppID, _ encode: (UInt64) -> [UInt8]) throws(ArchiveStoreError) -> Int {
+    /// Writes the bytes `encode` makes for the next generation number; a
+    /// partial archive first pins the last complete one, a complete archive
+    /// unpins it once written.
+    private func writeNewGeneration(of appID: AppID, isPartial: Bool, _ encode: (UInt64) -> [UInt8]) throws(ArchiveStoreError) -> Int {
         let appDirectory = try prepareDirectories(for: appID, action: .save)
         removeLeftovers(in: appDirectory)
         let currentFile = file(for: appID, generation: .current)
@@ -140,16 +155,57 @@ public struct ArchiveStore: Sendable {
         guard bytes.count <= Self.maximumArchiveSize else {
             throw .archiveTooLarge(appID, size: bytes.count)
         }
-        try install(
-            bytes,
-            of: appID,
-            in: appDirectory,
-            action: .save,
-            rotating: current.generation != nil || current.isFromNewerFormat,
-            currentExists: !current.isAbsent,
-            previousExists: !previous.isAbsent
-        )
+        let completeFile = file(for: appID, generation: .lastComplete)
+        let pinned = isPartial ? try pinLastComplete(of: appID, current: current, previous: previous, at: completeFile) : false
+        do {
+            try install(
+                bytes,
+                of: appID,
+                in: appDirectory,
+                action: .save,
+                rotating: current.generation != nil || current.isFromNewerFormat,
+                currentExists: !current.isAbsent,
+                previousExists: !previous.isAbsent
+            )
+        } catch {
+            // The files as they were: the complete archive is current still.
+            if pinned { try? fileSystem.unlink(completeFile) }
+            throw error
+        }
+        if !isPartial {
+            // Best effort: a pin left behind is only an older complete
+            // archive, replaced at the next partial save's check.
+            if (try? fileSystem.unlink(completeFile)) != nil {
+                try? fileSystem.syncDirectory(appDirectory)
+            }
+        }
         return bytes.count
+    }
+
+    /// Gives the newest complete archive of `current` and `previous` the
+    /// name `archive.complete`, unless a complete archive has it already.
+    /// Throws, writing nothing, when the name cannot be made: the partial
+    /// save must not rotate the complete archive away. Returns whether it
+    /// made the name.
+    private func pinLastComplete(of appID: AppID, current: Loaded, previous: Loaded, at completeFile: FilePath) throws(ArchiveStoreError) -> Bool {
+        let source: (file: FilePath, generation: UInt64)
+        if case .sealed(let seal, _) = current, !seal.isPartial {
+            source = (file(for: appID, generation: .current), seal.generation)
+        } else if case .sealed(let seal, _) = previous, !seal.isPartial {
+            source = (file(for: appID, generation: .previous), seal.generation)
+        } else {
+            // Pinned already, or no complete archive left to pin.
+            return false
+        }
+        let pinned = load(completeFile, of: appID, sealOnly: true)
+        if case .sealed(let seal, _) = pinned, !seal.isPartial, seal.generation >= source.generation { return false }
+        if !pinned.isAbsent {
+            try perform(.save, appID, .unlink, completeFile) { () throws(Errno) in try fileSystem.unlink(completeFile) }
+        }
+        try perform(.save, appID, .link, source.file, to: completeFile) { () throws(Errno) in
+            try fileSystem.link(source.file, to: completeFile)
+        }
+        return true
     }
 
     /// Replaces one generation's file of `archive`'s app with `archive` (by
@@ -232,6 +288,24 @@ public struct ArchiveStore: Sendable {
         throw .noUsableArchive(appID, current: current.problem, previous: previous.problem)
     }
 
+    /// Reads exactly `generation`'s file of `appID` (``read(_:)`` reads the
+    /// newest usable one): ``ArchiveStoreError/noArchive(_:)`` when it does
+    /// not exist, ``ArchiveStoreError/noUsableArchive(_:current:previous:)``
+    /// (its problem as the current file's) when it cannot be used.
+    public func read(_ appID: AppID, generation: Generation) throws(ArchiveStoreError) -> ArchiveReading {
+        guard try checkDirectory(directory, action: .read, appID: appID) != nil,
+            try checkDirectory(appDirectory(for: appID), action: .read, appID: appID) != nil
+        else {
+            throw .noArchive(appID)
+        }
+        switch load(file(for: appID, generation: generation), of: appID) {
+        case .archive(let archive, let size): return ArchiveReading(archive: archive, source: generation, byteCount: size)
+        case .absent: throw .noArchive(appID)
+        case .problem(let problem): throw .noUsableArchive(appID, current: problem, previous: nil)
+        case .sealed: preconditionFailure("a full load never stops at the seal")
+        }
+    }
+
     /// What a restore would read for `appID`, from the files' headers and
     /// checksums only (``ArchiveCodec/seal(of:)``): the listing of
     /// `ListApps` and `restored-ctl apps`, without decoding every object.
@@ -242,13 +316,17 @@ public struct ArchiveStore: Sendable {
         else {
             throw .noArchive(appID)
         }
+        var lastComplete: ArchiveCodec.Seal?
+        if case .sealed(let seal, _) = load(file(for: appID, generation: .lastComplete), of: appID, sealOnly: true) {
+            lastComplete = seal
+        }
         let current = load(file(for: appID, generation: .current), of: appID, sealOnly: true)
         if case .sealed(let seal, let size) = current {
-            return ArchiveSummary(seal: seal, source: .current, byteCount: size)
+            return ArchiveSummary(seal: seal, source: .current, byteCount: size, lastComplete: lastComplete)
         }
         let previous = load(file(for: appID, generation: .previous), of: appID, sealOnly: true)
         if case .sealed(let seal, let size) = previous {
-            return ArchiveSummary(seal: seal, source: .previous, byteCount: size, problems: current.problem.map { [$0] } ?? [])
+            return ArchiveSummary(seal: seal, source: .previous, byteCount: size, problems: current.problem.map { [$0] } ?? [], lastComplete: lastComplete)
         }
         if current.isAbsent && previous.isAbsent {
             throw .noArchive(appID)
@@ -256,7 +334,7 @@ public struct ArchiveStore: Sendable {
         throw .noUsableArchive(appID, current: current.problem, previous: previous.problem)
     }
 
-    /// The state of both of `appID`'s archive files, checked in full.
+    /// The state of every one of `appID`'s archive files, checked in full.
     public func verify(_ appID: AppID) -> ArchiveVerification {
         func status(_ loaded: Loaded) -> ArchiveVerification.Status {
             switch loaded {
@@ -294,7 +372,8 @@ public struct ArchiveStore: Sendable {
         return ArchiveVerification(
             appID: appID,
             current: status(load(file(for: appID, generation: .current), of: appID)),
-            previous: status(load(file(for: appID, generation: .previous), of: appID))
+            previous: status(load(file(for: appID, generation: .previous), of: appID)),
+            lastComplete: status(load(file(for: appID, generation: .lastComplete), of: appID))
         )
     }
 
@@ -320,7 +399,7 @@ public struct ArchiveStore: Sendable {
 
     // MARK: - Discarding
 
-    /// Removes both of `appID`'s archive files and its directory; returns
+    /// Removes every one of `appID`'s archive files and its directory; returns
     /// whether there was anything to remove (R15: the user's explicit discard).
     @discardableResult
     public func discard(_ appID: AppID) throws(ArchiveStoreError) -> Bool {

@@ -9,12 +9,19 @@ public struct ArchiveSummary: Hashable, Sendable {
     public var byteCount: Int
     /// Why the current file was passed over, if it was.
     public var problems: [ArchiveProblem]
+    /// The seal of the last complete archive kept beside partial ones
+    /// (``ArchiveStore/Generation/lastComplete``), if there is one.
+    public var lastComplete: ArchiveCodec.Seal?
 
     /// Creates a summary.
-    public init(seal: ArchiveCodec.Seal, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = []) {
+    public init(
+        seal: ArchiveCodec.Seal, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [],
+        lastComplete: ArchiveCodec.Seal? = nil
+    ) {
         self.seal = seal
         self.source = source
         self.byteCount = byteCount
         self.problems = problems
+        self.lastComplete = lastComplete
     }
 }

@@ -1,4 +1,4 @@
-/// The state of both archive files of one app, as ``ArchiveStore/verify(_:)``
+/// The state of the archive files of one app, as ``ArchiveStore/verify(_:)``
 /// finds them (for `restored-ctl verify` and the like).
 public struct ArchiveVerification: Hashable, Sendable {
     /// The state of one archive file.
@@ -25,12 +25,15 @@ public struct ArchiveVerification: Hashable, Sendable {
     public var current: Status
     /// The previous generation's file.
     public var previous: Status
+    /// The last complete archive kept beside partial ones, usually absent.
+    public var lastComplete: Status
 
     /// Creates a verification report.
-    public init(appID: AppID, current: Status, previous: Status) {
+    public init(appID: AppID, current: Status, previous: Status, lastComplete: Status = .absent) {
         self.appID = appID
         self.current = current
         self.previous = previous
+        self.lastComplete = lastComplete
     }
 
     /// Whether a restore would find an archive (in either file).

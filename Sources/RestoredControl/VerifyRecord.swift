@@ -3,7 +3,8 @@ public import RestoredArchive
 /// The integrity of one app's archive files, as `restored-ctl verify` shows it.
 ///
 /// JSON shape (`verify --json`): `app`, `ok` (no file is corrupt or
-/// unusable), `current` and `previous`, each with `status` (`ok`, `absent`,
+/// unusable), `current`, `previous` and `lastComplete` (the last complete
+/// archive kept beside partial ones, usually `absent`), each with `status` (`ok`, `absent`,
 /// `corrupt`, `unusable`), `generation` and `size` (when ok), `problem`
 /// (when not).
 public struct VerifyRecord: Encodable, Hashable, Sendable {
@@ -56,12 +57,15 @@ public struct VerifyRecord: Encodable, Hashable, Sendable {
     public var current: File
     /// The previous generation's file.
     public var previous: File
+    /// The last complete archive's file, kept while newer saves are partial.
+    public var lastComplete: File
 
     /// The record of a verification.
     public init(_ verification: ArchiveVerification) {
         app = verification.appID.rawValue
         current = File(verification.current)
         previous = File(verification.previous)
-        ok = [current, previous].allSatisfy { $0.status == "ok" || $0.status == "absent" }
+        lastComplete = File(verification.lastComplete)
+        ok = [current, previous, lastComplete].allSatisfy { $0.status == "ok" || $0.status == "absent" }
     }
 }

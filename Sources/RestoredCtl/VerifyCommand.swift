@@ -42,7 +42,11 @@ struct VerifyCommand: AsyncParsableCommand {
             for record in records {
                 table.rows.append([record.app, record.ok ? style.green("ok") : style.red("CORRUPT"), record.current.summary, record.previous.summary])
             }
-            Console.write(table.text(style: style))
+            var text = table.text(style: style)
+            for record in records where record.lastComplete.status != "absent" {
+                text += "\(record.app): the last complete archive, kept beside partial saves (archive.complete): \(record.lastComplete.summary)\n"
+            }
+            Console.write(text)
         }
         let corrupt = records.filter { !$0.ok }
         if !corrupt.isEmpty {

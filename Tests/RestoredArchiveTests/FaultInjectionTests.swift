@@ -1,5 +1,6 @@
 import Foundation
 import RestoredArchive
+import RestoredState
 import Synchronization
 import SystemPackage
 import Testing
@@ -103,25 +104,49 @@ struct FaultInjectionTests {
         try setup.expectUnchanged("\(operation)")
     }
 
-    @Test("a write failing once at any call is either complete or leaves every file as it was")
-    func everyStep() throws {
+    /// Writes `archive` with one system call failing, for every call a
+    /// write makes and its first four uses: each write either completes
+    /// (then `completed` checks the files) or leaves every file as it was.
+    /// Returns how many failed.
+    static func writeFailingOnceAtEveryCall(_ archive: Archive, completed: (Setup, Archive, String) throws -> Void) throws -> Int {
         var failures = 0
         for operation in FileSystem.Operation.allCases where operation != .unlink {
             for count in 0..<4 {
                 let setup = try Setup()
                 let store = setup.failing(operation, with: .ioError, after: count)
+                let written: Archive
                 do {
-                    let written = try store.write(Samples.small(note: "third"))
-                    // The failure hit a call whose failure is harmless (or none).
-                    #expect(try setup.store.read(Samples.notes).archive == written, "\(operation) after \(count)")
-                    #expect(written.generation == 3)
-                    #expect(Files.names(in: setup.appDirectory) == ["archive", "archive.previous"], "\(operation) after \(count)")
+                    written = try store.write(archive)
                 } catch {
                     failures += 1
                     #expect(!error.description.contains("\n"))
                     try setup.expectUnchanged("\(operation) after \(count): \(error)")
+                    continue
                 }
+                // The failure hit a call whose failure is harmless (or none).
+                #expect(try setup.store.read(Samples.notes).archive == written, "\(operation) after \(count)")
+                try completed(setup, written, "\(operation) after \(count)")
             }
+        }
+        return failures
+    }
+
+    @Test("a write failing once at any call is either complete or leaves every file as it was")
+    func everyStep() throws {
+        let failures = try Self.writeFailingOnceAtEveryCall(Samples.small(note: "third")) { setup, written, comment in
+            #expect(written.generation == 3)
+            #expect(Files.names(in: setup.appDirectory) == ["archive", "archive.previous"], "\(comment)")
+        }
+        #expect(failures >= 10)
+    }
+
+    @Test("a partial write failing once at any call either completes with the complete archive pinned, or leaves every file as it was")
+    func everyStepOfAPartialWrite() throws {
+        var partial = Samples.small(note: "third")
+        partial.droppedObjects = [OmittedObject(path: ObjectPath(identifiers: "Editor"), reason: "over its budget (R13)")]
+        let failures = try Self.writeFailingOnceAtEveryCall(partial) { setup, _, comment throws in
+            #expect(try setup.store.read(Samples.notes, generation: .lastComplete).archive == setup.second, "\(comment)")
+            #expect(Files.names(in: setup.appDirectory) == ["archive", "archive.complete", "archive.previous"], "\(comment)")
         }
         #expect(failures >= 10)
     }
