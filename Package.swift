@@ -49,6 +49,7 @@ let package = Package(
         .library(name: "TestPluginCrashOnLoad", type: .dynamic, targets: ["TestPluginCrashOnLoad"]),
         .library(name: "TestPluginMissingCallback", type: .dynamic, targets: ["TestPluginMissingCallback"]),
         .library(name: "TestFaultyPlugin", type: .dynamic, targets: ["TestFaultyPlugin"]),
+        .library(name: "TestPluginMistakes", type: .dynamic, targets: ["TestPluginMistakes"]),
     ],
     dependencies: [
         .package(path: "SDK"),
@@ -407,6 +408,11 @@ let package = Package(
             name: "TestFaultyPlugin",
             dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
             path: "Tests/Plugins/TestFaultyPlugin"
+        ),
+        .target(
+            name: "TestPluginMistakes",
+            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
+            path: "Tests/Plugins/TestPluginMistakes"
         ),
 
         // Tests.

@@ -70,8 +70,9 @@ final class SessionPlugin: RestorationPlugin {
     /// Finds the running apps and decides whether they may replace the last
     /// archive: at the end of the session (the save's occasion), a save that
     /// finds fewer instances of an app than the last one is apps being
-    /// killed around it, so it declines and restored keeps the last archive.
-    func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
+    /// killed around it, so it keeps the last archive ("keep what you
+    /// have"); apps gone in a session that goes on were closed by the user.
+    func saveDecision(coder: StateCoder) throws -> SaveDecision {
         refreshEntries()
         let running = RunningAppScanner().scan(entries)
         var kept: [String: [RunningApp]] = [:]
@@ -90,9 +91,9 @@ final class SessionPlugin: RestorationPlugin {
         let fewer = savedCounts.filter { counts[$0.key, default: 0] < $0.value }.keys.sorted()
         if !fewer.isEmpty || (kept.isEmpty && carried.isEmpty), context.saveOccasion?.endsSession == true {
             context.log(fewer.isEmpty
-                ? "no app is left while the session ends: declining, so the last archive is kept"
-                : "\(fewer.joined(separator: ", ")) closed while the session ends: declining, so the last archive is kept")
-            return false
+                ? "no app is left while the session ends: keeping the last archive"
+                : "\(fewer.joined(separator: ", ")) closed while the session ends: keeping the last archive")
+            return .keepLastArchive
         }
         savedCounts = counts
         let windows = WindowPlacer(environment: environment)?.windowsByProcess() ?? [:]
@@ -106,7 +107,7 @@ final class SessionPlugin: RestorationPlugin {
         if !leftOut.isEmpty {
             roots.append(ExcludedApps(leftOut.keys.sorted().map { ExcludedApp(desktopID: $0, reason: leftOut[$0]!.reason, instances: leftOut[$0]!.count) }))
         }
-        return !kept.isEmpty || !carried.isEmpty
+        return !kept.isEmpty || !carried.isEmpty ? .save : .decline
     }
 
     // MARK: Restoring

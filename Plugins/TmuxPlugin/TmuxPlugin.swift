@@ -157,11 +157,12 @@ final class TmuxPlugin: RestorationPlugin {
 
     /// Reads every server; decides whether what answers may replace the
     /// last archive (see the README's "Restoring tmux"): when it may not,
-    /// this save fails and the last archive stays.
-    func shouldSaveApplicationState(coder: StateCoder) throws -> Bool {
+    /// the answer is "keep what you have" and the last archive stays.
+    func saveDecision(coder: StateCoder) throws -> SaveDecision {
         servers = []
         editorReadDeadline = ContinuousClock.now + Self.editorReadBudget
         let sockets = TmuxServer.sockets(environment: environment).filter { !ignoredServers.contains($0.name) }
+        var unreadable: [String] = []
         for server in sockets {
             guard let runner = runner(for: server.socket) else { break }
             do {
@@ -172,6 +173,7 @@ final class TmuxPlugin: RestorationPlugin {
                 // A stale socket (its server gone) is no error; anything else is this server's only.
                 if !error.description.contains("no server running") && !error.description.contains("error connecting") {
                     context.log("\(server.name): \(error); this server is not saved", level: .warning)
+                    unreadable.append(server.name)
                 }
             }
         }
@@ -179,19 +181,25 @@ final class TmuxPlugin: RestorationPlugin {
         let gone = answeredLastTime.subtracting(answered)
         // While the session ends, servers die around this save: fewer of
         // them than last time (or none, where sockets remain) is the session
-        // going, not the user quitting tmux. Declining then keeps the last
-        // archive (restored's rule for the end of a session, R6). No socket
-        // at all: tmux never ran since the machine started.
+        // going, not the user quitting tmux: the last archive is kept. No
+        // socket at all: tmux never ran since the machine started.
         if context.saveOccasion?.endsSession == true, !gone.isEmpty || (servers.isEmpty && !sockets.isEmpty) {
             context.log(gone.isEmpty
-                ? "no tmux server answers while the session ends: declining, so the last archive is kept"
-                : "tmux server \(gone.sorted().joined(separator: ", ")) went away while the session ends: declining, so the last archive is kept")
-            return false
+                ? "no tmux server answers while the session ends: keeping the last archive"
+                : "tmux server \(gone.sorted().joined(separator: ", ")) went away while the session ends: keeping the last archive")
+            return .keepLastArchive
+        }
+        // Servers are there but none could be read (busy, or slower than
+        // the budget): there is nothing to say now, and what was saved is
+        // still the best there is.
+        if servers.isEmpty && !unreadable.isEmpty {
+            context.log("no tmux server could be read (\(unreadable.sorted().joined(separator: ", "))): keeping the last archive")
+            return .keepLastArchive
         }
         answeredLastTime = answered
         // No server while the session lives on: the user quit tmux; nothing
         // to save, and the last archive is stale (R6).
-        return !servers.isEmpty
+        return servers.isEmpty ? .decline : .save
     }
 
 

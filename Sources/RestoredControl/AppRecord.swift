@@ -9,9 +9,29 @@ import RestoredDBus
 /// JSON shape (`apps --json`): `app`, `plugin` (file or null), `saving`
 /// (trigger or null), `restoring`, `hasArchive`, `generation`, `generationFile`,
 /// `archiveTime` (ISO 8601 or null), `archiveSize`, `ignoreSnapshot`,
-/// `restoreAttempts`, `problem` (or null), `last` (null, or `action`,
-/// `trigger`, `outcome`, `detail`, `time`).
+/// `restoreAttempts`, `problem` (or null), `partial` (the archive a restore
+/// would read left objects out), `lastComplete` (null, or the `generation`
+/// and `time` of the last complete archive kept beside partial ones),
+/// `last` (null, or `action`, `trigger`, `outcome`, `detail`, `time`,
+/// `objects`: each object the save left out or the restore did not
+/// restore, as `path` and `reason`).
 public struct AppRecord: Encodable, Hashable, Sendable {
+    /// An object a save left out or a restore did not restore.
+    public struct LeftOut: Encodable, Hashable, Sendable {
+        /// Its restoration path (`(app-wide state)` for the delegate's state).
+        public var path: String
+        /// Why.
+        public var reason: String
+    }
+
+    /// The last complete archive, kept while newer saves are partial.
+    public struct LastComplete: Encodable, Hashable, Sendable {
+        /// Its generation.
+        public var generation: UInt64
+        /// When it was written.
+        @NullEncoded public var time: Date?
+    }
+
     /// The app's last save or restore, as the daemon reports it.
     public struct LastResult: Encodable, Hashable, Sendable {
         /// `save` or `restore`.
@@ -24,6 +44,8 @@ public struct AppRecord: Encodable, Hashable, Sendable {
         public var detail: String
         /// When it ended.
         @NullEncoded public var time: Date?
+        /// What it left out (save) or did not restore (restore), with why.
+        public var objects: [LeftOut] = []
 
         /// The action and outcome as this build knows them; nil for words
         /// of a newer restored.
@@ -57,6 +79,10 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     public var restoreAttempts: UInt32
     /// Why the archive is unusable, or why the current file was passed over.
     @NullEncoded public var problem: String?
+    /// Whether the archive a restore would read left objects out.
+    public var partial = false
+    /// The last complete archive kept beside partial ones, if any.
+    @NullEncoded public var lastComplete: LastComplete?
     /// The last save or restore since the daemon started.
     @NullEncoded public var last: LastResult?
 
@@ -78,10 +104,18 @@ public struct AppRecord: Encodable, Hashable, Sendable {
         ignoreSnapshot = fields["IgnoreSnapshot"]?.boolValue ?? false
         restoreAttempts = UInt32(fields["RestoreAttempts"]?.uint64Value ?? 0)
         problem = string("Problem")
+        partial = hasArchive && (fields["Partial"]?.boolValue ?? false)
+        if let generation = fields["LastComplete"]?.uint64Value, generation > 0 {
+            lastComplete = LastComplete(generation: generation, time: fields["LastCompleteTime"]?.int64Value.flatMap { Timestamps.date(microseconds: $0) })
+        }
         if let action = string("LastAction") {
             last = LastResult(
                 action: action, trigger: string("LastTrigger") ?? "", outcome: string("LastOutcome") ?? "",
-                detail: string("LastDetail") ?? "", time: fields["LastTime"]?.int64Value.flatMap { Timestamps.date(microseconds: $0) }
+                detail: string("LastDetail") ?? "", time: fields["LastTime"]?.int64Value.flatMap { Timestamps.date(microseconds: $0) },
+                objects: (fields["LastObjects"]?.arrayValue ?? []).compactMap { row in
+                    guard let pair = row.structureValue, pair.count == 2, let path = pair[0].stringValue, let reason = pair[1].stringValue else { return nil }
+                    return LeftOut(path: path, reason: reason)
+                }
             )
         }
     }
@@ -102,6 +136,8 @@ public struct AppRecord: Encodable, Hashable, Sendable {
             ignoreSnapshot = summary.seal.ignoresSnapshot
             restoreAttempts = summary.seal.restoreAttempts
             problem = summary.problems.isEmpty ? nil : summary.problems.map(\.description).joined(separator: "; ")
+            partial = summary.seal.isPartial
+            lastComplete = summary.lastComplete.map { LastComplete(generation: $0.generation, time: Timestamps.date(nanoseconds: $0.timestamp)) }
         } catch {
             hasArchive = false
             if case .noArchive = error {} else { problem = error.description }
@@ -109,9 +145,27 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     }
 
     /// The last result in a few words: `saved (sleep)`, `restored (login)`,
-    /// `save failed: reason`.
+    /// `save failed: reason`, `partial (autosave): 1 object left out`.
     public var lastResultSummary: String {
-        guard let last else { return "-" }
+        guard let last else { return partial ? "partial (the archive left objects out: restored-ctl show \(app))" : "-" }
+        if last.known == .save(.partial) {
+            return "partial (\(last.trigger)): \(last.objects.count) object\(last.objects.count == 1 ? "" : "s") left out"
+        }
         return last.isFailure ? "\(last.action) \(last.outcome): \(last.detail)" : "\(last.outcome) (\(last.trigger))"
+    }
+
+    /// Lines for people under the table of `restored-ctl apps`: each object
+    /// the last save left out or the last restore did not restore, with why,
+    /// and the way back to the last complete archive.
+    public var leftOutLines: [String] {
+        var lines: [String] = []
+        if let last, !last.objects.isEmpty {
+            let verb = last.action == "save" ? "left out by its last save" : "not restored by its last restore"
+            for object in last.objects { lines.append("\(app): \(object.path): \(verb): \(object.reason)") }
+        }
+        if partial, let lastComplete {
+            lines.append("\(app): its archive is partial; the last complete one (generation \(lastComplete.generation)) is kept: restored-ctl restore --last-complete \(app)")
+        }
+        return lines
     }
 }

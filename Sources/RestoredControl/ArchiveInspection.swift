@@ -8,6 +8,12 @@ import RestoredState
 public struct ArchiveInspection: Sendable {
     /// The reading.
     public let reading: ArchiveReading
+    /// The generation of the last complete archive kept beside this partial
+    /// one, if any.
+    public let lastCompleteGeneration: UInt64?
+    /// The objects restored's last restore of the app did not restore, with
+    /// why (from the running daemon; empty without it).
+    public var notRestored: [AppRecord.LeftOut] = []
 
     /// Reads `appID`'s archive; throws a ``ControlError`` naming the problem:
     /// ``ExitStatus/failure`` when there is none, ``ExitStatus/corruptArchive``
@@ -25,6 +31,7 @@ public struct ArchiveInspection: Sendable {
                 throw ControlError(.failure, error.description)
             }
         }
+        lastCompleteGeneration = reading.archive.isPartial ? (try? store.summary(of: appID))?.lastComplete?.generation : nil
     }
 
     // MARK: show
@@ -45,6 +52,17 @@ public struct ArchiveInspection: Sendable {
         }
         for problem in reading.problems {
             lines.append("  note: \(problem.description)")
+        }
+        if archive.isPartial {
+            let kept = lastCompleteGeneration.map {
+                "; the last complete archive (generation \($0)) is kept: restored-ctl restore --last-complete \(archive.appID)"
+            } ?? "; no complete archive of it is kept"
+            lines.append("partial: this save left \(archive.droppedObjects.count) object(s) out\(kept)")
+            for object in archive.droppedObjects { lines.append("  \(object)") }
+        }
+        if !notRestored.isEmpty {
+            lines.append("not restored by the last restore (\(notRestored.count))")
+            for object in notRestored { lines.append("  \(object.path): \(object.reason)") }
         }
         lines.append("app state")
         lines += Self.keyLines(archive.appState, indent: "  ")

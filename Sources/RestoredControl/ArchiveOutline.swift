@@ -7,9 +7,12 @@ import RestoredArchive
 /// JSON shape: `app`, `generation`, `generationFile`, `size`, `time`,
 /// `appVersion`, `systemVersion`, `plugin`, `ignoreSnapshot`,
 /// `restoreAttempts`, `snapshot` (null, or `mediaType` and `size`),
-/// `problems` (lines), `appState` (keys), `objects` (each `path`,
-/// `className`, `restorationClass`, `kind`, `keys`); a key is `key`, `type`
-/// and `size`.
+/// `problems` (lines), `partial`, `leftOut` (the objects the save left
+/// out, each `path` and `reason`), `lastCompleteGeneration` (null, or the
+/// last complete archive kept beside a partial one), `notRestored` (what
+/// the daemon's last restore did not restore, each `path` and `reason`),
+/// `appState` (keys), `objects` (each `path`, `className`,
+/// `restorationClass`, `kind`, `keys`); a key is `key`, `type` and `size`.
 public struct ArchiveOutline: Encodable, Sendable {
     /// One object.
     public struct Object: Encodable, Sendable {
@@ -57,6 +60,14 @@ public struct ArchiveOutline: Encodable, Sendable {
     @NullEncoded public var snapshot: SnapshotOutline?
     /// Why the current file was passed over, if it was.
     public let problems: [String]
+    /// Whether the save left objects out.
+    public let partial: Bool
+    /// What the save left out, with why.
+    public let leftOut: [AppRecord.LeftOut]
+    /// The last complete archive kept beside a partial one.
+    @NullEncoded public var lastCompleteGeneration: UInt64?
+    /// What the last restore did not restore, with why.
+    public let notRestored: [AppRecord.LeftOut]
     /// The app-wide keys, or nil when unreadable.
     @NullEncoded public var appState: [StateKey]?
     /// The objects, parents first.
@@ -78,6 +89,10 @@ public struct ArchiveOutline: Encodable, Sendable {
         restoreAttempts = archive.restoreAttempts
         snapshot = archive.snapshot.map { SnapshotOutline(mediaType: $0.mediaType, size: $0.data.count) }
         problems = reading.problems.map(\.description)
+        partial = archive.isPartial
+        leftOut = archive.droppedObjects.map { AppRecord.LeftOut(path: $0.pathText, reason: $0.reason) }
+        lastCompleteGeneration = inspection.lastCompleteGeneration
+        notRestored = inspection.notRestored
         appState = try? StateKey.keys(of: archive.appState)
         objects = archive.objects.map { object in
             Object(

@@ -12,7 +12,8 @@ public final class DaemonClient: Sendable {
     /// The session-bus connection.
     public let connection: DBusConnection
 
-    private init(connection: DBusConnection) {
+    /// A client over an open connection (it is the caller's to close).
+    init(connection: DBusConnection) {
         self.connection = connection
     }
 
@@ -74,6 +75,25 @@ public final class DaemonClient: Sendable {
     /// `Restore`; returns how many apps were restored.
     public func restore(_ apps: [String], force: Bool) async throws(ControlError) -> UInt32 {
         UInt32(try await call("Restore", [.strings(apps), .boolean(force)]).first?.uint64Value ?? 0)
+    }
+
+    /// `RestoreLastComplete`: restores `app` from the last complete archive
+    /// kept beside its partial ones; returns the restore's outcome word.
+    public func restoreLastComplete(_ app: String) async throws(ControlError) -> String {
+        try await call("RestoreLastComplete", [.string(app)]).first?.stringValue ?? ""
+    }
+
+    /// The `PluginDirectories` property: where the running daemon loads plugins from.
+    public func pluginDirectories() async throws(ControlError) -> [String] {
+        do {
+            let reply = try await connection.call(
+                destination: Self.busName, path: Self.path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                arguments: [.string(Self.interface), .string("PluginDirectories")]
+            )
+            return reply.first?.arrayValue?.compactMap(\.stringValue) ?? []
+        } catch {
+            throw Self.controlError(error)
+        }
     }
 
     /// `Discard`.

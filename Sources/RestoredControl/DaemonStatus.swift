@@ -78,9 +78,14 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
         }
         for app in apps {
             if let last = app.last, last.isFailure {
-                problems.append("\(app.app): \(last.action) \(last.outcome)\(last.detail.isEmpty ? "" : ": \(last.detail)")")
+                var line = "\(app.app): \(last.action) \(last.outcome)\(last.detail.isEmpty ? "" : ": \(last.detail)")"
+                if last.known == .save(.partial) { line += " (left out: \(last.objects.map(\.path).joined(separator: ", ")); restored-ctl apps says why)" }
+                problems.append(line)
             } else if let problem = app.problem {
                 problems.append("\(app.app): \(problem)")
+            } else if app.partial {
+                let kept = app.lastComplete.map { "; the last complete one (generation \($0.generation)) is kept: restored-ctl restore --last-complete \(app.app)" } ?? ""
+                problems.append("\(app.app): its archive is partial: its last save left objects out (restored-ctl show \(app.app))\(kept)")
             }
         }
         if let lastSave, lastSave.failed > 0 {

@@ -12,16 +12,24 @@ public import SystemPackage
 public struct Doctor: Sendable {
     private let environment: [String: String]
     private let stateDirectory: FilePath?
+    private let pluginDirectories: [FilePath]?
     private let pluginHost: FilePath
 
     /// A doctor for this environment; `stateDirectory` overrides where the
-    /// archives are looked for. Each plugin is tried in a helper process
-    /// (`pluginHost`, by default the installed one) as restored runs it, never
-    /// loaded into restored-ctl: a plugin that crashes while it loads is
-    /// reported, not fatal.
-    public init(environment: [String: String], stateDirectory: FilePath?, pluginHost: FilePath? = nil) {
+    /// archives are looked for, `pluginDirectories` where plugins are.
+    ///
+    /// The plugin directories checked are, in this order of choice: the ones
+    /// given; those of the running restored (its `PluginDirectories`), whose
+    /// plugins are reported as restored holds them (loaded, quarantined or
+    /// refused); restored's default search path. Each plugin restored does
+    /// not hold is tried in a helper process (`pluginHost`, by default the
+    /// installed one) as restored runs it, never loaded into restored-ctl: a
+    /// plugin that crashes while it loads is reported, not fatal. A refused
+    /// plugin is a failed check.
+    public init(environment: [String: String], stateDirectory: FilePath?, pluginDirectories: [FilePath]? = nil, pluginHost: FilePath? = nil) {
         self.environment = environment
         self.stateDirectory = stateDirectory
+        self.pluginDirectories = pluginDirectories
         self.pluginHost = pluginHost ?? PluginHost.Configuration.installedExecutable()
     }
 
@@ -29,6 +37,7 @@ public struct Doctor: Sendable {
     public func run() async -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         var status: DaemonStatus?
+        var daemonPlugins: (directories: [FilePath], plugins: [PluginRecord])?
         let session = try? await DBusConnection.connect(to: .session)
         defer { session?.close() }
         if let session {
@@ -36,6 +45,10 @@ public struct Doctor: Sendable {
             if await session.owner(of: DaemonClient.busName) != nil {
                 let fields = try? await session.call(destination: DaemonClient.busName, path: DaemonClient.path, interface: DaemonClient.interface, member: "Status")
                 status = fields?.first?.stringKeyedValue.map(DaemonStatus.init(daemonStatus:))
+                let client = DaemonClient(connection: session)
+                if pluginDirectories == nil, let directories = try? await client.pluginDirectories(), let plugins = try? await client.plugins() {
+                    daemonPlugins = (directories.map { FilePath($0) }, plugins)
+                }
                 if let status {
                     checks.append(DoctorCheck("restored", .ok, "running (version \(status.version), \(status.state))"))
                 } else {
@@ -57,7 +70,13 @@ public struct Doctor: Sendable {
         }
         checks.append(await logindCheck(status: status))
         checks += stateDirectoryChecks(status.map { FilePath($0.stateDirectory) })
-        checks += await pluginChecks()
+        if let pluginDirectories {
+            checks += await pluginChecks(in: pluginDirectories, heldBy: nil)
+        } else if let daemonPlugins {
+            checks += await pluginChecks(in: daemonPlugins.directories, heldBy: daemonPlugins.plugins)
+        } else {
+            checks += await pluginChecks(in: PluginLoader.searchPath(environment: environment), heldBy: nil)
+        }
         return checks
     }
 
@@ -106,7 +125,7 @@ public struct Doctor: Sendable {
                 let appDirectory = directory.appending(appID.rawValue)
                 guard lstat(appDirectory.string, &status) == 0 else { continue }
                 inspect(appDirectory, status, mode: 0o700)
-                for file in ["archive", "archive.previous"] {
+                for file in ArchiveStore.Generation.allCases.map(\.fileName) {
                     let path = appDirectory.appending(file)
                     if lstat(path.string, &status) == 0 { inspect(path, status, mode: 0o600) }
                 }
@@ -119,10 +138,13 @@ public struct Doctor: Sendable {
         return [DoctorCheck("state directory", .ok, "\(directory): yours, private (0700 directories, 0600 files)")]
     }
 
-    private func pluginChecks() async -> [DoctorCheck] {
-        let directories = PluginLoader.searchPath(environment: environment)
+    /// The checks of the plugin directories and of each plugin in them;
+    /// with `held`, the running restored's plugins, reported as it holds
+    /// them (the others are tried in a helper).
+    private func pluginChecks(in directories: [FilePath], heldBy held: [PluginRecord]?) async -> [DoctorCheck] {
         let candidates = PluginLoader(directories: directories).candidates()
-        let starts = await start(candidates.filter { $0.refusal == nil }.map(\.file))
+        let heldFiles = Dictionary((held ?? []).map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
+        let starts = await start(candidates.filter { $0.refusal == nil && heldFiles[$0.file.string] == nil }.map(\.file))
         var checks: [DoctorCheck] = []
         for directory in directories {
             var status = stat()
@@ -134,6 +156,19 @@ public struct Doctor: Sendable {
             var rows: [DoctorCheck] = []
             var loaded = 0
             for candidate in here {
+                if let record = heldFiles[candidate.file.string] {
+                    switch record.state {
+                    case "loaded":
+                        loaded += 1
+                        let note = record.reason.map { "; \($0)" } ?? ""
+                        rows.append(DoctorCheck("plugin \(candidate.file)", .ok, "loaded by restored; serves \(record.app ?? "?") (ABI \(record.abiVersion ?? 0))\(note)"))
+                    case "quarantined":
+                        rows.append(DoctorCheck("plugin \(candidate.file)", .failed, "quarantined by restored", remedy: record.reason))
+                    default:
+                        rows.append(DoctorCheck("plugin \(candidate.file)", .failed, "refused by restored", remedy: record.reason))
+                    }
+                    continue
+                }
                 if let refusal = candidate.refusal {
                     rows.append(DoctorCheck("plugin \(candidate.file)", .failed, "refused", remedy: refusal.description))
                     continue
@@ -141,7 +176,14 @@ public struct Doctor: Sendable {
                 switch starts[candidate.file] {
                 case .success(let identity):
                     loaded += 1
-                    rows.append(DoctorCheck("plugin \(candidate.file)", .ok, "loads in its plugin host; serves \(identity.appID) (ABI \(identity.abiVersion))"))
+                    if held != nil {
+                        rows.append(DoctorCheck(
+                            "plugin \(candidate.file)", .warning, "loads in its plugin host; serves \(identity.appID) (ABI \(identity.abiVersion)), but restored has not loaded it",
+                            remedy: "load it now: restored-ctl reload"
+                        ))
+                    } else {
+                        rows.append(DoctorCheck("plugin \(candidate.file)", .ok, "loads in its plugin host; serves \(identity.appID) (ABI \(identity.abiVersion))"))
+                    }
                 case .failure(.refused(let reason)):
                     rows.append(DoctorCheck("plugin \(candidate.file)", .failed, "refused", remedy: PluginRefusal(file: candidate.file, reason: reason).description))
                 case .failure(.fault(let fault)):
@@ -156,7 +198,7 @@ public struct Doctor: Sendable {
             if status.st_mode & 0o022 != 0 {
                 checks.append(DoctorCheck("plugin directory \(directory)", .failed, "others can write to it (mode \(String(status.st_mode & 0o777, radix: 8))); its plugins are refused", remedy: "chmod go-w \(directory)"))
             } else {
-                checks.append(DoctorCheck("plugin directory \(directory)", .ok, "\(loaded) plugin\(loaded == 1 ? "" : "s") load, \(here.count - loaded) refused"))
+                checks.append(DoctorCheck("plugin directory \(directory)", .ok, "\(loaded) plugin\(loaded == 1 ? " loads" : "s load"), \(here.count - loaded) refused"))
             }
             checks += rows
         }

@@ -7,7 +7,11 @@ struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
         abstract: "List the apps: archive time, size, generation in use, ignore-snapshot, last result.",
-        discussion: "Without restored running, reads the archives directly (there is no last result then)."
+        discussion: """
+            Under the table, one line per object the last save left out (a partial save) or the last \
+            restore did not restore, with why. Without restored running, reads the archives directly \
+            (there is no last result then).
+            """
     )
 
     @OptionGroup var output: OutputOptions
@@ -39,6 +43,8 @@ struct AppsCommand: AsyncParsableCommand {
                 app.hasArchive ? (app.ignoreSnapshot ? "yes" : "no") : "-", app.lastResultSummary,
             ])
         }
-        Console.write(table.text(style: Console.style))
+        var text = table.text(style: Console.style)
+        for line in apps.flatMap(\.leftOutLines) { text += line + "\n" }
+        Console.write(text)
     }
 }

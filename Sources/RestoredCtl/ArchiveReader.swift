@@ -8,6 +8,12 @@ enum ArchiveReader {
         defer { daemon?.close() }
         let store = await state.store(daemon: daemon)
         if state.stateDirectory == nil && daemon == nil { Console.offline(store) }
-        return try ArchiveInspection(appID: appID, store: store)
+        var inspection = try ArchiveInspection(appID: appID, store: store)
+        // What the daemon's last restore of the app left out, when it ran one.
+        if let daemon, let record = try? await daemon.apps().first(where: { $0.app == appID.rawValue }),
+           let last = record.last, last.action == "restore" {
+            inspection.notRestored = last.objects
+        }
+        return inspection
     }
 }

@@ -10,7 +10,9 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Checks the session bus, restored, logind and restored's delay lock, the session \
             manager, the state directory's ownership and permissions, the plugin directories and \
-            whether each plugin loads. Exits 1 when a check fails; warnings do not.
+            whether each plugin loads. The plugin directories are those given with --plugin-dir, \
+            or the running restored's (its plugins as it holds them), or restored's default search \
+            path. Exits 1 when a check fails (a refused plugin is one); warnings do not.
             """
     )
 
@@ -19,8 +21,14 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(name: .customLong("state-dir"), help: "Check this state directory instead of restored's.", completion: .directory)
     var stateDirectory: String?
 
+    @Option(name: .customLong("plugin-dir"), help: "Check the plugins of this directory (repeatable) instead of restored's.", completion: .directory)
+    var pluginDirectories: [String] = []
+
     func run() async throws {
-        let checks = await Doctor(environment: Console.environment, stateDirectory: stateDirectory.map { FilePath($0) }).run()
+        let checks = await Doctor(
+            environment: Console.environment, stateDirectory: stateDirectory.map { FilePath($0) },
+            pluginDirectories: pluginDirectories.isEmpty ? nil : pluginDirectories.map { FilePath($0) }
+        ).run()
         if output.json {
             try Console.json(checks)
         } else {

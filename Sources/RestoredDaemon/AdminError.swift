@@ -9,6 +9,8 @@ enum AdminError: Error {
     case unknownApp(AppID)
     /// The app has no archive.
     case noArchive(AppID)
+    /// The app keeps no last complete archive beside partial ones.
+    case noLastComplete(AppID)
     /// The app is busy; the text says with what and what to do.
     case busy(AppID, String)
     /// The archive store failed.
@@ -19,7 +21,7 @@ enum AdminError: Error {
         switch self {
         case .invalidAppID: "InvalidAppId"
         case .unknownApp: "UnknownApp"
-        case .noArchive: "NoArchive"
+        case .noArchive, .noLastComplete: "NoArchive"
         case .busy: "Busy"
         case .failed: "Failed"
         }
@@ -31,6 +33,7 @@ enum AdminError: Error {
         case .invalidAppID(let error): error.description
         case .unknownApp(let appID): "no plugin for \(appID) is loaded"
         case .noArchive(let appID): "there is no archive for \(appID)"
+        case .noLastComplete(let appID): "\(appID) keeps no last complete archive: its last save was complete, and restored-ctl restore \(appID) reads it"
         case .busy(let appID, let what): "\(appID) \(what)"
         case .failed(let error): error.description
         }

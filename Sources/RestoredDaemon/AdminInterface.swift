@@ -43,6 +43,12 @@ struct AdminInterface: Sendable {
                 let mode: RestorationMode = try call.bool(at: 1) ? .forced : .automatic
                 return [.uint32(UInt32(try await Self.answering { () throws(AdminError) in try await control.restore(apps, mode: mode) }))]
             },
+            .init("RestoreLastComplete", inputs: [.init("app", "s")], outputs: [.init("outcome", "s")]) { call in
+                try await Self.requireOwnUser(call)
+                let app = try Self.appID(try call.string(at: 0))
+                let report = try await Self.answering { () throws(AdminError) in try await control.restoreLastComplete(of: app) }
+                return [.string(report.outcome.word.rawValue)]
+            },
             .init("Discard", inputs: [.init("app", "s")]) { call in
                 try await Self.requireOwnUser(call)
                 let app = try Self.appID(try call.string(at: 0))
@@ -70,6 +76,7 @@ struct AdminInterface: Sendable {
             .init("Version", signature: "s", get: { .string(RestoredVersion.string) }),
             .init("Apps", signature: "as", get: { .strings(control.appIDs.map(\.rawValue)) }),
             .init("LockHeld", signature: "b", get: { .boolean(await control.lockHeld()) }),
+            .init("PluginDirectories", signature: "as", get: { .strings(control.registry.pluginDirectories.map(\.string)) }),
         ], signals: [
             .init("AppSaved", arguments: [.init("app", "s"), .init("generation", "t"), .init("trigger", "s")]),
             .init("AppRestored", arguments: [.init("app", "s"), .init("outcome", "s"), .init("trigger", "s")]),
@@ -117,6 +124,9 @@ struct AdminInterface: Sendable {
                 ("IgnoreSnapshot", .boolean(summary.seal.ignoresSnapshot)),
                 ("RestoreAttempts", .uint32(summary.seal.restoreAttempts)),
                 ("Problem", .string(summary.problems.map(\.description).joined(separator: "; "))),
+                ("Partial", .boolean(summary.seal.isPartial)),
+                ("LastComplete", .uint64(summary.lastComplete?.generation ?? 0)),
+                ("LastCompleteTime", .int64((summary.lastComplete?.timestamp ?? 0) / 1000)),
             ]
         case .failure(let error):
             let problem: String
@@ -130,6 +140,7 @@ struct AdminInterface: Sendable {
             ("LastOutcome", .string(last?.outcome.word ?? "")),
             ("LastDetail", .string(last?.detail ?? "")),
             ("LastTime", .int64(last.map { microseconds($0.time) } ?? 0)),
+            ("LastObjects", .array(elementSignature: "(ss)", (last?.omissions ?? []).map { .structure([.string($0.pathText), .string($0.reason)]) })),
         ]
         return row
     }
@@ -156,6 +167,12 @@ struct AdminInterface: Sendable {
         switch activity.outcome {
         case .save(.saved):
             signal = ("AppSaved", [.string(appID.rawValue), .uint64(activity.generation ?? 0), .string(activity.trigger.rawValue)])
+        case .save(.partial):
+            // Written, and a problem: both are said.
+            try? connection.emit(path: Daemon.objectPath, interface: Daemon.interface, member: "AppSaved", arguments: [
+                .string(appID.rawValue), .uint64(activity.generation ?? 0), .string(activity.trigger.rawValue),
+            ])
+            signal = ("AppFailed", [.string(appID.rawValue), .string(activity.outcome.action), .string(activity.detail)])
         case .save(.declined), .save(.kept):
             signal = nil
         case .save(.failed), .restore(.failed), .restore(.unusableArchive):

@@ -1,11 +1,13 @@
 public import FoundationEssentials
+public import RestoredArchive
 public import RestoredEngine
 
 /// The last save or restore of one app, as `ListApps` reports it.
 ///
 /// `outcome` is the action and one word, stable for scripts
 /// (``SaveOutcome``, ``RestoreOutcome``); `detail` says more for people:
-/// the generation written, or why it failed or was skipped.
+/// the generation written, or why it failed or was skipped; `omissions`
+/// name the objects a partial save left out or a restore did not restore.
 public struct AppActivity: Hashable, Sendable {
     /// Save or restore, and how it ended.
     public var outcome: ActivityOutcome
@@ -17,6 +19,9 @@ public struct AppActivity: Hashable, Sendable {
     public var generation: UInt64?
     /// When it ended.
     public var time: Date
+    /// The objects it left out, with why: dropped by a partial save, or not
+    /// restored by a restore.
+    public var omissions: [OmittedObject] = []
 
     /// Whether it went wrong in a way the user should look at.
     public var isFailure: Bool { outcome.isFailure }
@@ -32,8 +37,16 @@ public struct AppActivity: Hashable, Sendable {
 
     /// The record of a save.
     public init(_ report: PreservationReport, trigger: ActivityTrigger, time: Date = Date()) {
-        let outcome = ActivityOutcome.save(report.outcome.word)
+        let outcome = ActivityOutcome.save(report.word)
         switch report.outcome {
+        case .saved(let generation) where report.isPartial:
+            let count = report.droppedObjects.count
+            var detail = "generation \(generation), \(report.archiveBytes) bytes; \(count) object\(count == 1 ? "" : "s") left out"
+            detail += report.lastCompleteGeneration.map {
+                "; its last complete archive (generation \($0)) is kept: restored-ctl restore --last-complete \(report.appID)"
+            } ?? "; there is no complete archive of it"
+            self.init(outcome, trigger: trigger, detail: detail, generation: generation, time: time)
+            omissions = report.droppedObjects
         case .saved(let generation):
             self.init(outcome, trigger: trigger, detail: "generation \(generation), \(report.archiveBytes) bytes", generation: generation, time: time)
         case .declined:
@@ -51,8 +64,9 @@ public struct AppActivity: Hashable, Sendable {
         case .restored:
             var detail = "generation \(generation.map(String.init) ?? "?")"
             if report.usedPreviousGeneration { detail += " (the previous one: the current file was unusable)" }
-            if !report.notRestoredPaths.isEmpty { detail += ", \(report.notRestoredPaths.count) object(s) not restored" }
+            if !report.notRestored.isEmpty { detail += ", \(report.notRestored.count) object(s) not restored" }
             self.init(outcome, trigger: trigger, detail: detail, generation: generation, time: time)
+            omissions = report.notRestored
         case .noArchive:
             self.init(outcome, trigger: trigger, detail: "nothing saved yet", time: time)
         case .unusableArchive(let reason):

@@ -18,7 +18,7 @@ import Synchronization
 /// gets one report. The host remembers the app's last save or restore
 /// (``lastActivity``) and which save is under way (``saveInProgress``), and
 /// hands every finished activity to its handler (the daemon's signals).
-/// Unchecked Sendable: `lastWritten` is touched only on `queue`; the rest is
+/// Unchecked Sendable: `lastWritten` and `lastOmissions` are touched only on `queue`; the rest is
 /// behind a mutex or immutable.
 public final class AppHost: @unchecked Sendable {
     /// Called with each finished save or restore.
@@ -35,6 +35,9 @@ public final class AppHost: @unchecked Sendable {
     /// The helper's token of the content last written, for autosave
     /// (touched only on `queue`).
     private var lastWritten: PluginHost.ArchiveToken?
+    /// What the app's last written save left out, when it was partial
+    /// (touched only on `queue`): the same again is logged quietly.
+    private var lastOmissions: [OmittedObject]?
     private let progress = Mutex(Progress())
 
     private struct Progress {
@@ -132,10 +135,17 @@ public final class AppHost: @unchecked Sendable {
                 return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed("its plugin host sent an unreadable archive (\(error))")))
             }
         }
-        let saved = engine.save(encoded: result.archive, report: result.report, occasion: occasion)
+        // A partial save is a warning once, not at every autosave that
+        // leaves out the same objects for the same reasons.
+        let announcing = result.report.droppedObjects.isEmpty || result.report.droppedObjects != lastOmissions
+        let saved = engine.save(encoded: result.archive, report: result.report, occasion: occasion, announcing: announcing)
         switch saved.outcome {
-        case .saved: lastWritten = token
-        case .declined: lastWritten = nil
+        case .saved:
+            lastWritten = token
+            lastOmissions = saved.isPartial ? saved.droppedObjects : nil
+        case .declined:
+            lastWritten = nil
+            lastOmissions = nil
         case .failed, .kept: break
         }
         return saved
@@ -174,15 +184,22 @@ public final class AppHost: @unchecked Sendable {
     }
 
     /// Restores the app; its helper is killed if it has not answered by `deadline`.
-    public func restore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> RestorationReport {
-        await startRestore(using: engine, mode: mode, trigger: trigger, deadline: deadline).value
+    /// `generation` names the archive file to read (nil: the newest usable).
+    public func restore(
+        using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant,
+        generation: ArchiveStore.Generation? = nil
+    ) async -> RestorationReport {
+        await startRestore(using: engine, mode: mode, trigger: trigger, deadline: deadline, generation: generation).value
     }
 
     /// Queues a restore on the app's queue now, before this returns, so a
     /// save asked for afterwards (a suspend right after login) runs after it
     /// and never writes the state of the app before its restore.
     /// A crash or hang of the helper leaves the attempt counted (R15).
-    public func startRestore(using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) -> Task<RestorationReport, Never> {
+    public func startRestore(
+        using engine: RestorationEngine, mode: RestorationMode, trigger: ActivityTrigger, deadline: ContinuousClock.Instant,
+        generation: ArchiveStore.Generation? = nil
+    ) -> Task<RestorationReport, Never> {
         progress.withLock { $0.restores += 1 }
         let (result, handOver) = AsyncStream.makeStream(of: RestorationReport.self)
         queue.async {
@@ -190,7 +207,7 @@ public final class AppHost: @unchecked Sendable {
             // started) is no attempt for R15.
             let reason = trigger.restoreReason
             let intoRunningApp = self.identity.traits.contains(.restoresIntoRunningApp)
-            let report = engine.restore(self.appID, mode: mode, reason: reason, restoresIntoRunningApp: intoRunningApp) { archive in
+            let report = engine.restore(self.appID, mode: mode, reason: reason, restoresIntoRunningApp: intoRunningApp, generation: generation) { archive in
                 self.plugin.restore(archive, reason: reason, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
             }
             handOver.yield(report)

@@ -5,7 +5,7 @@ import RestoredHostProtocol
 public import RestoredPluginHosting
 import Dispatch
 import Synchronization
-import SystemPackage
+public import SystemPackage
 
 /// The plugin files restored found, the plugin hosts running them, and the
 /// app hosts they serve.
@@ -27,6 +27,9 @@ public final class AppRegistry: Sendable {
     }
 
     private let loader: PluginLoader
+
+    /// The directories its plugins are loaded from, in search order.
+    public var pluginDirectories: [FilePath] { loader.directories }
     /// The option every plugin gets: the app ids of all plugins loaded,
     /// separated by spaces.
     public static let loadedAppsOption = "restored.apps"

@@ -217,9 +217,17 @@ public final class Daemon: Service {
         }
         if finished {
             let done = reports.withLock { $0 }
-            let failed = done.filter { $0.outcome.word == .failed }.map(\.appID.rawValue).sorted()
-            let line = "before stopping: " + Self.tally(done)
-            if failed.isEmpty { logger.info("\(line)") } else { logger.error("\(line); not saved: \(failed.joined(separator: ", ")) (their last archives are kept)") }
+            let failed = done.filter { $0.word == .failed }.map(\.appID.rawValue).sorted()
+            let partial = done.filter { $0.word == .partial }.map(\.appID.rawValue).sorted()
+            var line = "before stopping: " + Self.tally(done)
+            if !partial.isEmpty { line += "; saved partially: \(partial.joined(separator: ", ")) (their last complete archives are kept)" }
+            if failed.isEmpty && partial.isEmpty {
+                logger.info("\(line)")
+            } else if failed.isEmpty {
+                logger.warning("\(line)")
+            } else {
+                logger.error("\(line); not saved: \(failed.joined(separator: ", ")) (their last archives are kept)")
+            }
         } else {
             logger.error("saving before stopping took longer than \(Self.stopSaveBudget); stopping anyway so systemd does not kill restored; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
         }
@@ -417,8 +425,8 @@ public final class Daemon: Service {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        let saved = reports.filter { $0.outcome.word == .saved }.count
-        let failed = reports.filter { $0.outcome.word == .failed }.count
+        let saved = reports.filter { $0.word == .saved || $0.word == .partial }.count
+        let failed = reports.filter { $0.word == .failed }.count
         state.lastSave = DaemonState.SaveRound(trigger: trigger, time: Date(), saved: saved, failed: failed)
         return reports
     }
@@ -426,8 +434,10 @@ public final class Daemon: Service {
     /// How a round of saves went, in words: `2 saved, 1 kept its last archive, 1 failed`.
     static func tally(_ reports: [PreservationReport]) -> String {
         if reports.isEmpty { return "no app to save" }
-        let counts = Dictionary(grouping: reports, by: \.outcome.word).mapValues(\.count)
-        let words: [(SaveOutcome, String)] = [(.saved, "saved"), (.kept, "kept its last archive"), (.declined, "declined (archive discarded)"), (.failed, "failed")]
+        let counts = Dictionary(grouping: reports, by: \.word).mapValues(\.count)
+        let words: [(SaveOutcome, String)] = [
+            (.saved, "saved"), (.partial, "saved partially"), (.kept, "kept its last archive"), (.declined, "declined (archive discarded)"), (.failed, "failed"),
+        ]
         return words.compactMap { word, text in counts[word].map { "\($0) \(text)" } }.joined(separator: ", ")
     }
 

@@ -153,7 +153,7 @@ struct DaemonControl: Sendable {
         let hosts = try hosts(apps)
         try Self.requireIdle(hosts)
         let reports = await saveAll(hosts, .request, .now + walkTimeout)
-        return reports.filter { $0.outcome.word == .saved }.count
+        return reports.filter { $0.word == .saved || $0.word == .partial }.count
     }
 
     /// Restores `apps` (every app when empty) now, concurrently; returns how
@@ -168,6 +168,18 @@ struct DaemonControl: Sendable {
             }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
+    }
+
+    /// Restores `app` from its last complete archive, kept beside its newer
+    /// partial ones (``ArchiveStore/Generation/lastComplete``): the user's
+    /// explicit choice, so R15's skip does not apply. `NoArchive` when it
+    /// has none (its last save was complete: a plain restore reads it).
+    func restoreLastComplete(of app: AppID) async throws(AdminError) -> RestorationReport {
+        let hosts = try hosts([app])
+        try Self.requireIdle(hosts, restoring: true)
+        let report = await hosts[0].restore(using: engine, mode: .forced, trigger: .request, deadline: .now + walkTimeout, generation: .lastComplete)
+        if case .noArchive = report.outcome { throw .noLastComplete(app) }
+        return report
     }
 
     /// Deletes the archive of `app`, on its queue when it has a plugin.

@@ -13,6 +13,9 @@ public final class EncodingCoder: HostCoder {
     public let budget: Int
     /// Whether a value was refused for the budget.
     public private(set) var exceededBudget = false
+    /// Why the first value refused was refused, naming its key: what a
+    /// plugin that returns the bare status leaves unsaid (R5, R13, R14).
+    public private(set) var refusal: String?
     /// Turns an object handle into the path to store; nil refuses the reference.
     var resolveReference: (ObjectHandle) -> ObjectPath?
 
@@ -29,17 +32,37 @@ public final class EncodingCoder: HostCoder {
 
     override func encodeValue(key: UnsafeRawBufferPointer, value: UnsafePointer<restored_value>) -> restored_status {
         if exceededBudget { return RESTORED_ERROR_BUDGET_EXCEEDED }
-        if Self.isReserved(key) { return RESTORED_ERROR_RESERVED_KEY }
-        guard StateContainerReader.isValidUTF8(key) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        if Self.isReserved(key) { return refuse(RESTORED_ERROR_RESERVED_KEY, key: key) }
+        guard StateContainerReader.isValidUTF8(key) else { return refuse(RESTORED_ERROR_INVALID_ARGUMENT, "a key that is not UTF-8") }
         let resolve = resolveReference
         // One exclusive access to the writer for the whole value.
         let (status, count) = Self.append(key: key, value: value.pointee, to: &writer, resolve: resolve)
-        if status != RESTORED_OK { return status }
+        if status != RESTORED_OK { return refuse(status, key: key) }
         if count > budget {
             exceededBudget = true
-            return RESTORED_ERROR_BUDGET_EXCEEDED
+            return refuse(RESTORED_ERROR_BUDGET_EXCEEDED, key: key)
         }
         return RESTORED_OK
+    }
+
+    /// Notes the first refusal, with the key it concerns, and returns `status`.
+    private func refuse(_ status: restored_status, key: UnsafeRawBufferPointer) -> restored_status {
+        let name = String(decoding: key, as: UTF8.self)
+        switch status {
+        case RESTORED_ERROR_RESERVED_KEY:
+            return refuse(status, "key \"\(name)\" uses the reserved prefix \"\(StateTag.reservedKeyPrefix)\" (R5); choose another key")
+        case RESTORED_ERROR_BUDGET_EXCEEDED:
+            return refuse(status, "encoding \"\(name)\" passes the object budget of \(budget) bytes (R13); encode references to data, not the data (R14)")
+        case RESTORED_ERROR_UNKNOWN_OBJECT:
+            return refuse(status, "the object referenced under \"\(name)\" has no restoration identifier (R14); give it one")
+        default:
+            return refuse(status, "the value of \"\(name)\" is malformed (an unknown type, bad UTF-8, a NULL pointer or nesting over \(StateValueView.maximumDepth) levels)")
+        }
+    }
+
+    private func refuse(_ status: restored_status, _ reason: String) -> restored_status {
+        if refusal == nil { refusal = reason }
+        return status
     }
 
     override func encodeEntries(_ bytes: UnsafeRawBufferPointer) -> restored_status {
@@ -49,14 +72,14 @@ public final class EncodingCoder: HostCoder {
             try writer.appendPluginEntries(bytes) { handle in resolve(ObjectHandle(rawValue: UInt(truncatingIfNeeded: handle))) }
         } catch {
             switch error {
-            case .reservedKey: return RESTORED_ERROR_RESERVED_KEY
-            case .unknownObject: return RESTORED_ERROR_UNKNOWN_OBJECT
-            case .malformed: return RESTORED_ERROR_INVALID_ARGUMENT
+            case .reservedKey: return refuse(RESTORED_ERROR_RESERVED_KEY, "\(error) (R5); choose another key")
+            case .unknownObject: return refuse(RESTORED_ERROR_UNKNOWN_OBJECT, "\(error); give it one")
+            case .malformed: return refuse(RESTORED_ERROR_INVALID_ARGUMENT, error.description)
             }
         }
         if writer.count > budget {
             exceededBudget = true
-            return RESTORED_ERROR_BUDGET_EXCEEDED
+            return refuse(RESTORED_ERROR_BUDGET_EXCEEDED, "the state passes the object budget of \(budget) bytes (R13); encode references to data, not the data (R14)")
         }
         return RESTORED_OK
     }

@@ -65,11 +65,21 @@ public final class InProcessPluginSession: PluginSession {
 
     // MARK: Preservation
 
-    /// R6.
-    public func shouldSaveApplicationState(_ coder: EncodingCoder) throws(PluginCallError) -> Bool {
+    /// R6: `save_decision` when the plugin has it, otherwise
+    /// `should_save_application_state`'s yes or no. A decision this host
+    /// does not know fails the save (the archive is kept).
+    public func saveDecision(_ coder: EncodingCoder) throws(PluginCallError) -> SaveDecision {
+        if let saveDecision = table.save_decision {
+            var raw: UInt32 = 0
+            try call("save_decision") { saveDecision(instance, coder.cPointer, &raw) }
+            guard let decision = SaveDecision(rawValue: raw) else {
+                throw PluginCallError(callback: "save_decision", status: RESTORED_ERROR_INVALID_ARGUMENT, message: "answered \(raw), which is no restored_save_decision (1 save, 2 decline, 3 keep)")
+            }
+            return decision
+        }
         var result = false
         try call("should_save_application_state") { table.should_save_application_state?(instance, coder.cPointer, &result) }
-        return result
+        return result ? .save : .decline
     }
 
     /// R6, R14.

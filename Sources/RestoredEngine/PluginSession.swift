@@ -24,8 +24,8 @@ public protocol PluginSession: AnyObject {
     /// Ends the walk: the plugin releases every handle it gave out.
     func endWalk()
 
-    /// R6.
-    func shouldSaveApplicationState(_ coder: EncodingCoder) throws(PluginCallError) -> Bool
+    /// R6: save, decline, or keep the last archive.
+    func saveDecision(_ coder: EncodingCoder) throws(PluginCallError) -> SaveDecision
     /// R6, R14.
     func willEncodeRestorableState(_ coder: EncodingCoder) throws(PluginCallError)
     /// The roots (parent nil) or the children and presented objects of `parent` (R2, R4).

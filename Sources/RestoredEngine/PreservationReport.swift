@@ -12,10 +12,15 @@ public struct PreservationReport: Sendable {
         /// Nothing was written; the previous archive is untouched.
         case failed(String)
         /// Nothing was written and the last archive is kept, as it is meant
-        /// to be, for the reason given: a decline while the session ends
-        /// finds the apps being killed, not closed by the user (R6).
+        /// to be, for the reason given: the plugin's third answer to R6
+        /// ("keep what you have": nothing to say now), or a decline while
+        /// the session ends, which finds the apps being killed, not closed
+        /// by the user.
         case kept(String)
     }
+
+    /// The reason of a ``Outcome/kept(_:)`` the plugin answered itself.
+    public static let keptByPlugin = "its plugin has nothing new to say now and keeps the last archive"
 
     /// The app.
     public var appID: AppID
@@ -26,8 +31,13 @@ public struct PreservationReport: Sendable {
     public var savedPaths: [ObjectPath] = []
     /// How many objects were saved.
     public var savedObjectCount = 0
-    /// Objects dropped (budget, encode failure, duplicate path), with their subtrees.
-    public var droppedPaths: [ObjectPath] = []
+    /// What the save left out, each with why: objects dropped with their
+    /// subtrees (budget, encode failure, reserved key, duplicate path) and
+    /// the app-wide state (empty path). Any makes the save *partial*.
+    public var droppedObjects: [OmittedObject] = []
+    /// The generation of the last complete archive the store keeps beside
+    /// a partial one (``ArchiveStore/Generation/lastComplete``), when known.
+    public var lastCompleteGeneration: UInt64?
     /// Objects skipped because they or an ancestor have no identifier (R1, R2).
     public var skippedWithoutIdentifier = 0
     /// The archive's size in bytes, when saved.
@@ -36,6 +46,12 @@ public struct PreservationReport: Sendable {
     public var hasSnapshot = false
     /// Problems, each attributed to its object.
     public var issues: [EngineIssue] = []
+
+    /// Whether the save was written but left something out.
+    public var isPartial: Bool {
+        if case .saved = outcome { return !droppedObjects.isEmpty }
+        return false
+    }
 
     /// Creates a report.
     public init(appID: AppID, outcome: Outcome) {

@@ -70,10 +70,17 @@ final class PreservationWalk {
             self.referencePath(for: handle, owner: .root)
         }
 
-        // R6: the delegate decides first.
+        // R6: the delegate decides first: save, decline, or keep what the
+        // store has.
         do {
-            guard try session.shouldSaveApplicationState(appCoder) else {
+            switch try session.saveDecision(appCoder) {
+            case .save:
+                break
+            case .decline:
                 report.outcome = .declined
+                return (nil, report)
+            case .keepLastArchive:
+                report.outcome = .kept(PreservationReport.keptByPlugin)
                 return (nil, report)
             }
         } catch {
@@ -95,11 +102,11 @@ final class PreservationWalk {
         do {
             try session.willEncodeRestorableState(appCoder)
         } catch {
-            issue(nil, rule: "R6", "willEncodeRestorableState failed (\(error)); the app-wide state is saved as far as it was encoded")
+            omit(nil, rule: "R6", "willEncodeRestorableState failed (\(error)); the app-wide state is saved as far as it was encoded")
         }
         var appState = appCoder.bytes
         if appCoder.exceededBudget {
-            issue(nil, rule: "R13", "app-wide state exceeds \(configuration.objectByteBudget) bytes and is not saved")
+            omit(nil, rule: "R13", "the app-wide state exceeds \(configuration.objectByteBudget) bytes and is not saved")
             appState = []
         }
 
@@ -134,11 +141,11 @@ final class PreservationWalk {
                     restorationClass: record.object.restorationClass, kind: record.kind, state: record.state
                 )
             },
-            snapshot: snapshot
+            snapshot: snapshot,
+            droppedObjects: report.droppedObjects
         )
         report.savedPaths = kept.map(\.path)
         report.savedObjectCount = kept.count
-        report.droppedPaths += records.filter(\.isDropped).map(\.path)
         report.hasSnapshot = snapshot != nil
         return (archive, report)
     }
@@ -157,7 +164,7 @@ final class PreservationWalk {
         let path = parent.path.appending(object.identifier, position: position)
         // Byte search: Foundation's String.contains(_:) goes through NSString.
         guard !object.identifier.utf8.contains(UInt8(ascii: "/")) else {
-            issue(path, rule: "R3", "identifier \"\(object.identifier)\" contains \"/\"; the object and its subtree are not saved")
+            omit(path, rule: "R3", "its identifier \"\(object.identifier)\" contains \"/\"; it and its subtree are not saved")
             return nil
         }
         let isNewPath = if let index = parent.index {
@@ -166,8 +173,7 @@ final class PreservationWalk {
             !rootComponents.contains(component)
         }
         guard isNewPath else {
-            issue(path, rule: "R3", "another object already has this path; give siblings distinct identifiers or let their container disambiguate them. This one and its subtree are not saved")
-            report.droppedPaths.append(path)
+            omit(path, rule: "R3", "another object already has this path; give siblings distinct identifiers or let their container disambiguate them. This one and its subtree are not saved")
             return nil
         }
         if let seen = recordsByHandle[object.handle] {
@@ -190,7 +196,7 @@ final class PreservationWalk {
         do {
             children = try session.listObjects(under: object.handle)
         } catch {
-            issue(path, rule: "R2", "its children could not be listed: \(error)")
+            omit(path, rule: "R2", "its children could not be listed (\(error)); they are not saved")
             return path
         }
         var childPosition: Int64 = 0
@@ -234,9 +240,11 @@ final class PreservationWalk {
             try session.encode(records[index].object.handle, into: coder)
         } catch {
             if coder.exceededBudget {
-                drop(index, rule: "R13", "its state exceeds the object budget of \(configuration.objectByteBudget) bytes; it and its subtree are not saved")
+                drop(index, rule: "R13", "\(coder.refusal ?? "its state exceeds the object budget of \(configuration.objectByteBudget) bytes"); it and its subtree are not saved")
             } else {
-                drop(index, rule: "R5", "encoding failed (\(error)); it and its subtree are not saved")
+                // The host's own words name the key a C plugin's bare status does not.
+                let cause = coder.refusal ?? "\(error)"
+                drop(index, rule: "R5", "encoding failed: \(cause); it and its subtree are not saved")
             }
             return
         }
@@ -256,7 +264,15 @@ final class PreservationWalk {
     private func drop(_ index: Int, rule: String, _ message: String) {
         records[index].isDropped = true
         droppedRoots.append(records[index].path)
-        issue(records[index].path, rule: rule, message)
+        omit(records[index].path, rule: rule, message)
+    }
+
+    /// Records a loss of this save (the object at `path` or, nil, the
+    /// app-wide state): the archive is partial, and the issue says why.
+    private func omit(_ path: ObjectPath?, rule: String, _ message: String) {
+        let named = message.contains("(\(rule))") ? message : "\(message) (\(rule))"
+        report.droppedObjects.append(OmittedObject(path: path ?? ObjectPath(), reason: named))
+        issue(path, rule: rule, message)
     }
 
     private func isUnderDroppedObject(_ path: ObjectPath) -> Bool {

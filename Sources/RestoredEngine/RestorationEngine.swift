@@ -53,15 +53,20 @@ public struct RestorationEngine: Sendable {
     /// Finishes a preservation made with ``makeArchive(of:occasion:)``:
     /// writes the archive; when the app declined, discards the stale one in
     /// a session that goes on and keeps it when the session ends (R6).
-    public func save(_ archive: Archive?, report: PreservationReport, occasion: SaveOccasion = .request) -> PreservationReport {
-        save(report: report, writing: archive.map(Write.archive), occasion: occasion)
+    ///
+    /// A partial save (objects left out) is logged as a warning naming each
+    /// with why; with `announcing` false (the same objects left out for the
+    /// same reasons as the app's last save: autosave would say it every
+    /// minute) it is logged at the info level, its problems at debug.
+    public func save(_ archive: Archive?, report: PreservationReport, occasion: SaveOccasion = .request, announcing: Bool = true) -> PreservationReport {
+        save(report: report, writing: archive.map(Write.archive), occasion: occasion, announcing: announcing)
     }
 
-    /// ``save(_:report:occasion:)`` for an archive that arrived encoded from
-    /// a plugin host and was checked in full: written as it is, with its new
-    /// generation.
-    public func save(encoded bytes: [UInt8]?, report: PreservationReport, occasion: SaveOccasion = .request) -> PreservationReport {
-        save(report: report, writing: bytes.map(Write.encoded), occasion: occasion)
+    /// ``save(_:report:occasion:announcing:)`` for an archive that arrived
+    /// encoded from a plugin host and was checked in full: written as it
+    /// is, with its new generation.
+    public func save(encoded bytes: [UInt8]?, report: PreservationReport, occasion: SaveOccasion = .request, announcing: Bool = true) -> PreservationReport {
+        save(report: report, writing: bytes.map(Write.encoded), occasion: occasion, announcing: announcing)
     }
 
     /// What a save writes.
@@ -70,7 +75,7 @@ public struct RestorationEngine: Sendable {
         case encoded([UInt8])
     }
 
-    private func save(report: PreservationReport, writing: Write?, occasion: SaveOccasion) -> PreservationReport {
+    private func save(report: PreservationReport, writing: Write?, occasion: SaveOccasion, announcing: Bool) -> PreservationReport {
         var report = report
         let appID = report.appID
         if case .declined = report.outcome, occasion.endsSession {
@@ -98,12 +103,15 @@ public struct RestorationEngine: Sendable {
                 }
                 report.outcome = .saved(generation: written.generation)
                 report.archiveBytes = written.byteCount
+                if report.isPartial {
+                    report.lastCompleteGeneration = (try? store.summary(of: appID))?.lastComplete?.generation
+                }
             } catch {
                 report.outcome = .failed(error.description)
                 report.issues.append(EngineIssue(appID: appID, path: nil, message: error.description))
             }
         }
-        log(report)
+        log(report, occasion: occasion, announcing: announcing)
         return report
     }
 
@@ -122,16 +130,25 @@ public struct RestorationEngine: Sendable {
     /// ``RestoreReason/recovery`` the walk runs only when the plugin
     /// `restoresIntoRunningApp`; otherwise the app, live, is left alone and
     /// its archive is kept as it is.
+    ///
+    /// `generation` names one file to read (``ArchiveStore/Generation/lastComplete``:
+    /// the user asked for the last complete archive rather than the newer
+    /// partial ones); nil reads the newest usable one.
     public func restore(
         _ appID: AppID, mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false,
+        generation: ArchiveStore.Generation? = nil,
         walk: (Archive) -> Result<RestorationReport, WalkInterruption>
     ) -> RestorationReport {
         if reason == .recovery && !restoresIntoRunningApp {
             return log(RestorationReport(appID: appID, outcome: .skippedLiveApp))
         }
         let reading: ArchiveReading
-        do {
-            reading = try store.read(appID)
+        do throws(ArchiveStoreError) {
+            if let generation {
+                reading = try store.read(appID, generation: generation)
+            } else {
+                reading = try store.read(appID)
+            }
         } catch {
             if case .noArchive = error {
                 return log(RestorationReport(appID: appID, outcome: .noArchive))
@@ -194,11 +211,25 @@ public struct RestorationEngine: Sendable {
         return log(report)
     }
 
-    @discardableResult
-    private func log(_ report: PreservationReport) -> PreservationReport {
+    private func log(_ report: PreservationReport, occasion: SaveOccasion, announcing: Bool) {
         let metadata: Logger.Metadata = ["app": "\(report.appID)"]
-        for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
+        // The left-out objects are said once, in the partial save's line.
+        let omissions = report.isPartial ? report.droppedObjects : []
+        for issue in report.issues where !omissions.contains(where: { $0.path == (issue.path ?? ObjectPath()) && $0.reason.hasPrefix(issue.message) }) {
+            logger.log(level: announcing ? .warning : .debug, "\(issue)", metadata: metadata)
+        }
         switch report.outcome {
+        case .saved(let generation) where report.isPartial:
+            let kept = report.lastCompleteGeneration.map {
+                "; its last complete archive (generation \($0)) is kept: restored-ctl restore --last-complete \(report.appID)"
+            } ?? "; there is no complete archive of it to keep"
+            let counts = "\(report.savedObjectCount) objects, generation \(generation), \(report.archiveBytes) bytes"
+            if announcing {
+                let list = omissions.map(\.description).joined(separator: "; ")
+                logger.warning("saved \(report.appID) partially (\(counts)); left out: \(list)\(kept)", metadata: metadata)
+            } else {
+                logger.info("saved \(report.appID) partially (\(counts)), leaving out the same \(omissions.count) object(s) as before\(kept)", metadata: metadata)
+            }
         case .saved(let generation):
             logger.info("saved \(report.appID): \(report.savedObjectCount) objects, generation \(generation), \(report.archiveBytes) bytes", metadata: metadata)
         case .declined:
@@ -206,9 +237,8 @@ public struct RestorationEngine: Sendable {
         case .failed(let reason):
             logger.error("saving \(report.appID) failed: \(reason)", metadata: metadata)
         case .kept(let reason):
-            logger.info("\(report.appID) not saved: \(reason)", metadata: metadata)
+            logger.log(level: occasion == .autosave ? .debug : .info, "\(report.appID) not saved: \(reason)", metadata: metadata)
         }
-        return report
     }
 
     @discardableResult
@@ -217,7 +247,10 @@ public struct RestorationEngine: Sendable {
         for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
         switch report.outcome {
         case .restored:
-            logger.info("restored \(report.appID): \(report.restoredObjectCount) objects, \(report.notRestoredPaths.count) not restored", metadata: metadata)
+            logger.info("restored \(report.appID): \(report.restoredObjectCount) objects, \(report.notRestored.count) not restored", metadata: metadata)
+            for object in report.notRestored {
+                logger.warning("\(report.appID): not restored: \(object)", metadata: metadata)
+            }
         case .noArchive:
             logger.debug("\(report.appID) has no archive", metadata: metadata)
         case .unusableArchive(let reason):

@@ -46,8 +46,9 @@ public struct RestorationReport: Sendable {
     public var restoredPaths: [ObjectPath] = []
     /// How many objects were restored (a plugin host reports only this, not ``restoredPaths``).
     public var restoredObjectCount = 0
-    /// Objects not restored (declined by their restoration class, not found, malformed state).
-    public var notRestoredPaths: [ObjectPath] = []
+    /// Objects not restored, each with why (declined by their restoration
+    /// class, not found, malformed state, an error locating them).
+    public var notRestored: [OmittedObject] = []
     /// Objects used but not decoded because their class changed (R10).
     public var classMismatchPaths: [ObjectPath] = []
     /// The snapshot's fate.

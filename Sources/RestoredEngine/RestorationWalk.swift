@@ -77,8 +77,8 @@ final class RestorationWalk {
             (lhs.element.path.depth, lhs.offset) < (rhs.element.path.depth, rhs.offset)
         }.map(\.element)
         for object in objects {
-            if hasAncestor(of: object.path, in: declinedSubtrees) {
-                report.notRestoredPaths.append(object.path)
+            if let ancestor = ancestor(of: object.path, in: declinedSubtrees) {
+                leaveOut(object.path, "its ancestor \(ancestor) was declined by its restoration class, with its subtree (R8)")
                 continue
             }
             let coder = DecodingCoder(state: object.state, reserved: objectReserved(object)) { [unowned self] path in self.located[path] }
@@ -86,19 +86,23 @@ final class RestorationWalk {
                 try coder.validate()
             } catch {
                 issue(object.path, rule: "R16", "its saved state is malformed (\(error)); it is not restored")
-                report.notRestoredPaths.append(object.path)
+                leaveOut(object.path, "its saved state is malformed: \(error) (R16)")
                 continue
             }
             do {
-                guard let handle = try locate(object, coder: coder, declinedSubtrees: &declinedSubtrees) else {
-                    report.notRestoredPaths.append(object.path)
-                    continue
+                switch try locate(object, coder: coder) {
+                case .found(let handle):
+                    located[object.path] = handle
+                    order.append(Located(object: object, handle: handle, coder: coder))
+                case .declined(let restorationClass):
+                    declinedSubtrees.insert(object.path)
+                    leaveOut(object.path, "its restoration class \(restorationClass) returned no object: it and its subtree are not restored (R8)")
+                case .notFound:
+                    leaveOut(object.path, "no object for this path: it has no restoration class, the delegate gave none, and none is registered at this path (R8; register the object the app builds, or give it a restoration class)")
                 }
-                located[object.path] = handle
-                order.append(Located(object: object, handle: handle, coder: coder))
             } catch {
                 issue(object.path, rule: "R8", "it could not be located: \(error)")
-                report.notRestoredPaths.append(object.path)
+                leaveOut(object.path, "it could not be located: \(error) (R8)")
             }
         }
 
@@ -141,31 +145,45 @@ final class RestorationWalk {
     }
 
     /// R8: restoration class, then delegate, then registered object.
-    private func locate(_ object: ArchivedObject, coder: DecodingCoder, declinedSubtrees: inout Set<ObjectPath>) throws(PluginCallError) -> ObjectHandle? {
+    /// Where R8's lookup ends for one saved object.
+    private enum Lookup {
+        case found(ObjectHandle)
+        /// Its restoration class returned no object (step 1).
+        case declined(restorationClass: String)
+        /// Neither the delegate nor the registered objects have it (step 4).
+        case notFound
+    }
+
+    private func locate(_ object: ArchivedObject, coder: DecodingCoder) throws(PluginCallError) -> Lookup {
         let identifier = object.path.components.last?.identifier ?? ""
         if let restorationClass = object.restorationClass {
             guard let handle = try session.objectFromRestorationClass(restorationClass, path: object.path, coder: coder) else {
-                declinedSubtrees.insert(object.path)
-                return nil
+                return .declined(restorationClass: restorationClass)
             }
             try session.restoreIdentity(of: handle, identifier: identifier, restorationClass: restorationClass)
-            return handle
+            return .found(handle)
         }
         if let handle = try session.objectFromDelegate(path: object.path, coder: coder) {
             try session.restoreIdentity(of: handle, identifier: identifier, restorationClass: nil)
-            return handle
+            return .found(handle)
         }
-        return try session.registeredObject(at: object.path)
+        return try session.registeredObject(at: object.path).map(Lookup.found) ?? .notFound
     }
 
-    private func hasAncestor(of path: ObjectPath, in set: Set<ObjectPath>) -> Bool {
-        guard !set.isEmpty else { return false }
+    /// The nearest ancestor of `path` in `set`, if any.
+    private func ancestor(of path: ObjectPath, in set: Set<ObjectPath>) -> ObjectPath? {
+        guard !set.isEmpty else { return nil }
         var current = path.parent
         while let ancestor = current, ancestor.depth > 0 {
-            if set.contains(ancestor) { return true }
+            if set.contains(ancestor) { return ancestor }
             current = ancestor.parent
         }
-        return false
+        return nil
+    }
+
+    /// Records an object that is not restored, with why.
+    private func leaveOut(_ path: ObjectPath, _ reason: String) {
+        report.notRestored.append(OmittedObject(path: path, reason: reason))
     }
 
     private func appReserved() -> [String: StoredValue] {

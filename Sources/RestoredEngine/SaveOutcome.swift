@@ -3,23 +3,27 @@
 public enum SaveOutcome: String, Hashable, Sendable, CaseIterable {
     /// Written as a new generation.
     case saved
+    /// Written as a new generation that left objects out (their paths and
+    /// reasons go with it); the last complete archive is kept beside it.
+    case partial
     /// The app's `should_save` said no; its archive was discarded (R6).
     case declined
     /// Not written; the previous archive is kept.
     case failed
-    /// Not written, and nothing went wrong: the last archive is kept (a
-    /// decline while the session ends).
+    /// Not written, and nothing went wrong: the last archive is kept (the
+    /// plugin's "keep what you have", or a decline while the session ends).
     case kept
 
     /// Whether the user should look at it.
-    public var isFailure: Bool { self == .failed }
+    public var isFailure: Bool { self == .failed || self == .partial }
 }
 
-extension PreservationReport.Outcome {
-    /// The outcome's word.
+extension PreservationReport {
+    /// The outcome's word: ``SaveOutcome/partial`` for a save that left
+    /// objects out.
     public var word: SaveOutcome {
-        switch self {
-        case .saved: .saved
+        switch outcome {
+        case .saved: isPartial ? .partial : .saved
         case .declined: .declined
         case .failed: .failed
         case .kept: .kept

@@ -165,14 +165,30 @@ public enum HostReply: Sendable {
         return issues
     }
 
+    private static func omissionsEntry(_ key: String, _ omissions: [OmittedObject]) -> StoredEntry {
+        StoredEntry(key: key, value: .array(omissions.map { omission in
+            .dictionary([StoredEntry(key: "path", value: .reference(omission.path)), StoredEntry(key: "reason", value: .string(omission.reason))])
+        }))
+    }
+
+    private static func omissions(_ key: String, from fields: MessageFields) throws(HostProtocolError) -> [OmittedObject] {
+        var omissions: [OmittedObject] = []
+        for record in try fields.records(key) {
+            guard case .reference(let path)? = record["path"] else { throw .malformed("a left-out object of \(key) without a path") }
+            omissions.append(OmittedObject(path: path, reason: try record.string("reason")))
+        }
+        return omissions
+    }
+
     private static func entries(of report: PreservationReport) -> [StoredEntry] {
-        var entries = [StoredEntry(key: "result", value: .string(report.outcome.word.rawValue))]
+        var entries = [StoredEntry(key: "result", value: .string(report.word.rawValue))]
         if case .failed(let reason) = report.outcome { entries.append(StoredEntry(key: "reason", value: .string(reason))) }
+        if case .kept(let reason) = report.outcome { entries.append(StoredEntry(key: "reason", value: .string(reason))) }
         entries += [
-            // Counts, not the paths: restored logs how many, and a large app
-            // would send thousands of paths at every save.
+            // Counts, not the saved paths: restored logs how many, and a
+            // large app would send thousands of paths at every save.
             StoredEntry(key: "saved", value: .uint64(UInt64(report.savedObjectCount))),
-            StoredEntry(key: "dropped", value: .paths(report.droppedPaths)),
+            omissionsEntry("dropped", report.droppedObjects),
             StoredEntry(key: "skipped", value: .uint64(UInt64(report.skippedWithoutIdentifier))),
             StoredEntry(key: "snapshot", value: .bool(report.hasSnapshot)),
             issuesEntry(report.issues),
@@ -184,15 +200,16 @@ public enum HostReply: Sendable {
         let outcome: PreservationReport.Outcome
         let result = try fields.string("result")
         switch SaveOutcome(rawValue: result) {
-        case .saved: outcome = .saved(generation: 0)
+        case .saved, .partial: outcome = .saved(generation: 0)
         case .declined: outcome = .declined
         case .failed: outcome = .failed(try fields.string("reason"))
-        // A kept archive is restored's decision, never a helper's.
-        case .kept, nil: throw .malformed("a save result \"\(result)\"")
+        // The plugin's "keep what you have" (SaveDecision.keepLastArchive).
+        case .kept: outcome = .kept(try fields.string("reason"))
+        case nil: throw .malformed("a save result \"\(result)\"")
         }
         var report = PreservationReport(appID: appID, outcome: outcome)
         report.savedObjectCount = try fields.count("saved")
-        report.droppedPaths = try fields.paths("dropped")
+        report.droppedObjects = try omissions("dropped", from: fields)
         report.skippedWithoutIdentifier = try fields.count("skipped")
         report.hasSnapshot = try fields.bool("snapshot")
         report.issues = try issues(from: fields, appID: appID)
@@ -211,7 +228,7 @@ public enum HostReply: Sendable {
         }
         entries += [
             StoredEntry(key: "restored", value: .uint64(UInt64(report.restoredObjectCount))),
-            StoredEntry(key: "notRestored", value: .paths(report.notRestoredPaths)),
+            omissionsEntry("notRestored", report.notRestored),
             StoredEntry(key: "classMismatch", value: .paths(report.classMismatchPaths)),
             StoredEntry(key: "snapshot", value: .string(snapshot)),
             issuesEntry(report.issues),
@@ -230,7 +247,7 @@ public enum HostReply: Sendable {
         }
         var report = RestorationReport(appID: appID, outcome: outcome)
         report.restoredObjectCount = try fields.count("restored")
-        report.notRestoredPaths = try fields.paths("notRestored")
+        report.notRestored = try omissions("notRestored", from: fields)
         report.classMismatchPaths = try fields.paths("classMismatch")
         switch try fields.string("snapshot") {
         case "none": report.snapshot = .none

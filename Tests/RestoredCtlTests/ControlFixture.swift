@@ -137,10 +137,14 @@ extension ControlFixture {
         }
     }
 
-    /// Starts restored and waits until it is ready.
-    func startDaemon() async throws -> RunningDaemon {
+    /// Starts restored and waits until it is ready; `plugins` are the
+    /// build products it loads beside the notes plugin, `options` more
+    /// `--option` values (`app:key=value`).
+    func startDaemon(plugins extra: [String] = [], options: [String] = []) async throws -> RunningDaemon {
         let logind = try await LogindMock.start(on: bus)
-        try FileManager.default.createSymbolicLink(atPath: plugins + "/libExampleNotesPlugin.so", withDestinationPath: BuildProducts.plugin("ExampleNotesPlugin"))
+        for plugin in ["ExampleNotesPlugin"] + extra where !FileManager.default.fileExists(atPath: plugins + "/lib\(plugin).so") {
+            try FileManager.default.createSymbolicLink(atPath: plugins + "/lib\(plugin).so", withDestinationPath: BuildProducts.plugin(plugin))
+        }
         try "a\nb\nc".write(toFile: notes + "/notes/order", atomically: true, encoding: .utf8)
         try #"{"editorText":"typed in the test","selectedIndices":[1],"editorNoteID":"b"}"#.write(toFile: notes + "/ui.json", atomically: true, encoding: .utf8)
         let notify = try NotifyListener(path: root + "/notify")
@@ -148,7 +152,8 @@ extension ControlFixture {
         environment["NOTIFY_SOCKET"] = notify.address
         let process = try ChildProcess(
             BuildProducts.executable("restored"),
-            ["--plugin-dir", plugins, "--state-dir", state, "--option", "\(Self.notes):live-dir=\(notes)", "--autosave-interval", "0"],
+            ["--plugin-dir", plugins, "--state-dir", state, "--option", "\(Self.notes):live-dir=\(notes)", "--autosave-interval", "0"]
+                + options.flatMap { ["--option", $0] },
             environment: environment, log: root + "/restored.log"
         )
         while let message = try await notify.receiveOffPool(timeout: 20_000) {

@@ -131,4 +131,40 @@ import Testing
         #expect(failing.error == "restored-ctl: 3 checks failed\n")
         #expect(await daemon.stop() == 0)
     }
+
+    @Test("doctor checks the running restored's plugin directories and plugins as it holds them (a refused one fails, exit 1); --plugin-dir checks other directories, each plugin in its plugin host")
+    func doctorPluginDirectories() async throws {
+        let fixture = try await ControlFixture.make()
+        try FileManager.default.createSymbolicLink(atPath: fixture.plugins + "/libTestPluginWrongABI.so", withDestinationPath: BuildProducts.plugin("TestPluginWrongABI"))
+        let daemon = try await fixture.startDaemon()
+        // restored-ctl's own search path names another directory: the daemon's is checked.
+        let elsewhere = fixture.root + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let environment = ["HOME": fixture.root, "XDG_DATA_HOME": fixture.root + "/data", "RESTORED_PLUGIN_PATH": elsewhere]
+        let held = try await fixture.ctl("doctor", environment: environment)
+        #expect(held.status == 1)
+        #expect(held.output.contains("[ok]      plugin directory \(fixture.plugins): 1 plugin loads, 1 refused"), "\(held.output)")
+        #expect(held.output.contains("[ok]      plugin \(fixture.plugins)/libExampleNotesPlugin.so: loaded by restored; serves org.example.Notes (ABI 1)"), "\(held.output)")
+        #expect(held.output.contains("[failed]  plugin \(fixture.plugins)/libTestPluginWrongABI.so: refused by restored"), "\(held.output)")
+        #expect(!held.output.contains(elsewhere), "\(held.output)")
+        #expect(held.error == "restored-ctl: 1 check failed\n")
+
+        // A plugin added since restored started loads, and is not loaded yet: a warning.
+        try FileManager.default.createSymbolicLink(atPath: fixture.plugins + "/libTestPluginMistakes.so", withDestinationPath: BuildProducts.plugin("TestPluginMistakes"))
+        let added = try await fixture.ctl("doctor", environment: environment)
+        #expect(added.output.contains("[warning] plugin \(fixture.plugins)/libTestPluginMistakes.so: loads in its plugin host; serves org.restored.test.Mistakes (ABI 1), but restored has not loaded it"), "\(added.output)")
+        #expect(added.output.contains("restored-ctl reload"))
+
+        // --plugin-dir (repeatable): exactly those directories.
+        try FileManager.default.createSymbolicLink(atPath: elsewhere + "/libTestScenarioPlugin.so", withDestinationPath: BuildProducts.plugin("TestScenarioPlugin"))
+        let other = fixture.root + "/other"
+        let given = try await fixture.ctl("doctor", "--plugin-dir", elsewhere, "--plugin-dir", other, "--json", environment: environment)
+        #expect(given.status == 0, "\(given.output)\(given.error)")
+        let checks = try #require(try JSONSerialization.jsonObject(with: Data(given.output.utf8)) as? [[String: Any]])
+        let names = checks.compactMap { $0["check"] as? String }.filter { $0.hasPrefix("plugin") }
+        #expect(names == ["plugin directory \(elsewhere)", "plugin \(elsewhere)/libTestScenarioPlugin.so", "plugin directory \(other)"], "\(names)")
+        #expect(checks.first { $0["check"] as? String == "plugin \(elsewhere)/libTestScenarioPlugin.so" }?["detail"] as? String
+            == "loads in its plugin host; serves org.restored.test.Scenario (ABI 1)")
+        #expect(await daemon.stop() == 0)
+    }
 }

@@ -120,7 +120,7 @@ import X11Client
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("R6: in a live session a save keeps what runs; at the end of the session (logind closing when restored is stopped) a save that finds the apps gone declines and restored keeps the last archive")
+    @Test("R6: in a live session a save keeps what runs; at the end of the session (logind closing when restored is stopped) a save that finds the apps gone answers \"keep what you have\" and the last archive stays")
     func goingAway() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
@@ -157,7 +157,7 @@ import X11Client
         #expect(try store.read(try AppID(Self.appID)).archive.generation == generation + 1)
         let log = environment.wholeLog("restored.log")
         #expect(log.contains("the session ends (logind says the user's session is closing)"), "\(log)")
-        #expect(log.contains("org.example.First.desktop closed while the session ends: declining, so the last archive is kept"), "\(log)")
+        #expect(log.contains("org.example.First.desktop closed while the session ends: keeping the last archive"), "\(log)")
         #expect(log.contains("1 kept its last archive"), "\(log)")
     }
 

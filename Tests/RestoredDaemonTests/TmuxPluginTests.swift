@@ -180,7 +180,7 @@ import TmuxControl
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("R6: a save at the end of the session (logind closing when restored is stopped) that finds the servers gone declines and restored keeps the last archive; after the user quit tmux in a live session, the archive goes")
+    @Test("R6: a save at the end of the session (logind closing when restored is stopped) that finds the servers gone answers \"keep what you have\" and the last archive stays; after the user quit tmux in a live session, the archive goes")
     func goingAwayOrQuit() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
@@ -201,7 +201,7 @@ import TmuxControl
         let store = ArchiveStore(directory: FilePath(environment.state))
         #expect(try store.read(try AppID(Self.appID)).archive.generation == generation)
         let log = environment.wholeLog("restored.log")
-        #expect(log.contains("tmux server default went away while the session ends: declining, so the last archive is kept"), "\(log)")
+        #expect(log.contains("tmux server default went away while the session ends: keeping the last archive"), "\(log)")
         #expect(log.contains("1 kept its last archive"), "\(log)")
 
         // The next login brings the server back; then, the session living

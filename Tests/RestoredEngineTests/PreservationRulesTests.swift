@@ -115,12 +115,39 @@ import Testing
                 return
             }
             #expect(reason.contains("while the session ends (\(occasion))"))
-            #expect(declined.outcome.word == .kept)
+            #expect(declined.word == .kept)
             #expect(try harness.archive().generation == 1)
         } else {
             #expect(declined.outcome == .declined)
             #expect(throws: ArchiveStoreError.noArchive(ScenarioHarness.appID)) { try harness.store.read(ScenarioHarness.appID) }
         }
+    }
+
+    @Test("R6's third answer: keep what you have writes nothing and keeps both generations, at every occasion", arguments: SaveOccasion.allCases)
+    func keepLastArchive(_ occasion: SaveOccasion) throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve(occasion: .autosave)
+        _ = try harness.preserve(occasion: .autosave)
+        let (kept, events) = try harness.preserve(["should-save": "keep"], occasion: occasion)
+        #expect(kept.outcome == .kept(PreservationReport.keptByPlugin))
+        #expect(kept.word == .kept && !kept.word.isFailure)
+        #expect(!events.contains("willEncode"))
+        #expect(try harness.archive().generation == 2)
+        #expect(try harness.store.read(ScenarioHarness.appID, generation: .previous).archive.generation == 1)
+    }
+
+    @Test("R3, R5, R13: a save that drops objects is partial: each dropped object by path with why, in the report and the archive")
+    func partial() throws {
+        let harness = try ScenarioHarness()
+        let (report, _) = try harness.preserve(["reserved-key": "true", "big": "2000000"])
+        #expect(report.isPartial && report.word == .partial && report.word.isFailure)
+        let dropped = Dictionary(uniqueKeysWithValues: report.droppedObjects.map { ($0.path.description, $0.reason) })
+        #expect(dropped["Root/Twins/Twin"]?.hasSuffix("(R3)") == true)
+        #expect(dropped["Root/Panel"]?.contains("key \"restored.className\" uses the reserved prefix") == true)
+        #expect(dropped["Root/Big"]?.contains("passes the object budget of") == true)
+        // Only the top of a dropped subtree is named.
+        #expect(dropped["Root/Big/BigChild"] == nil && dropped["Root/Modal"] == nil)
+        #expect(try harness.archive().droppedObjects == report.droppedObjects)
     }
 
     @Test("R12: redact callback before the snapshot; the ignore flag is stored in the archive")

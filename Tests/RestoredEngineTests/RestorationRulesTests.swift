@@ -66,7 +66,7 @@ import Testing
         let (report, events, result) = try harness.restore()
         #expect(report.outcome == .restored)
         let restored = Set(report.restoredPaths.map(\.description))
-        let notRestored = Set(report.notRestoredPaths.map(\.description))
+        let notRestored = Set(report.notRestored.map(\.path.description))
 
         // Step 1: the class declined: neither the object nor its child is restored,
         // and nobody else is asked for the child.
@@ -86,6 +86,21 @@ import Testing
         // Step 4: found nowhere: not restored.
         #expect(notRestored.contains("Root/Missing"))
         #expect(result["Missing"] == nil)
+        // Each object not restored says why, by its path.
+        let reasons = Dictionary(uniqueKeysWithValues: report.notRestored.map { ($0.path.description, $0.reason) })
+        #expect(reasons["Root/Declined"] == "its restoration class DeclineClass returned no object: it and its subtree are not restored (R8)")
+        #expect(reasons["Root/Declined/DeclinedChild"] == "its ancestor Root/Declined was declined by its restoration class, with its subtree (R8)")
+        #expect(reasons["Root/Missing"]?.hasPrefix("no object for this path: it has no restoration class, the delegate gave none, and none is registered at this path") == true)
+    }
+
+    @Test("R8: an object whose restoration class the plugin does not list is not restored, and the reason names the class and the fix")
+    func unlistedRestorationClass() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve(["unlisted-class": "true"])
+        let (report, _, _) = try harness.restore(["unlisted-class": "true"])
+        #expect(report.outcome == .restored)
+        let reason = try #require(report.notRestored.first { $0.path.description == "Root/Unlisted" }?.reason)
+        #expect(reason == "it could not be located: object_from_restoration_class failed: no restoration class named UnlistedClass is registered; add it to the plugin's restorationClasses (R8)")
     }
 
     @Test("R9: locate all, then decode all, then finishedRestoringState, then the delegate")
@@ -191,10 +206,10 @@ import Testing
 
         let (report, events, _) = try harness.restore()
         #expect(report.outcome == .restored)
-        #expect(report.notRestoredPaths.contains { $0.description == "Root/Stack" })
+        #expect(report.notRestored.contains { $0.path.description == "Root/Stack" })
         #expect(report.issues.contains { $0.rule == "R16" && $0.path?.description == "Root/Stack" })
         // The unknown class name instantiates nothing: the object is simply not restored.
-        #expect(report.notRestoredPaths.contains { $0.description == "Root/Created" })
+        #expect(report.notRestored.contains { $0.path.description == "Root/Created" })
         #expect(!events.contains { $0.contains("CreateClass") }, "\(events)")
         #expect(report.restoredPaths.contains { $0.description == "Root/Panel" })
     }

@@ -2,10 +2,11 @@ import CRestoredPlugin
 import RestoredState
 import Testing
 
-/// The Swift names of the C ABI's walk occasions, reasons and plugin traits
-/// carry the header's numbers: a C plugin and a Swift one read the same.
+/// The Swift names of the C ABI's walk occasions, reasons, save decisions
+/// and plugin traits carry the header's numbers: a C plugin and a Swift one
+/// read the same.
 @Suite struct WalkPurposeABITests {
-    @Test("SaveOccasion, RestoreReason and PluginTraits have the values of restored/plugin.h")
+    @Test("SaveOccasion, RestoreReason, SaveDecision and PluginTraits have the values of restored/plugin.h")
     func valuesMatchTheHeader() {
         let occasions: [(SaveOccasion, restored_save_occasion)] = [
             (.request, RESTORED_SAVE_REQUEST), (.autosave, RESTORED_SAVE_AUTOSAVE), (.suspend, RESTORED_SAVE_SUSPEND),
@@ -18,6 +19,11 @@ import Testing
         ]
         #expect(reasons.count == RestoreReason.allCases.count)
         for (swift, c) in reasons { #expect(swift.rawValue == c.rawValue, "\(swift)") }
+        let decisions: [(SaveDecision, restored_save_decision)] = [
+            (.save, RESTORED_SAVE_DECISION_SAVE), (.decline, RESTORED_SAVE_DECISION_DECLINE), (.keepLastArchive, RESTORED_SAVE_DECISION_KEEP),
+        ]
+        #expect(decisions.count == SaveDecision.allCases.count)
+        for (swift, c) in decisions { #expect(swift.rawValue == c.rawValue, "\(swift)") }
         #expect(PluginTraits.restoresIntoRunningApp.rawValue == RESTORED_PLUGIN_RESTORES_INTO_RUNNING_APP.rawValue)
         #expect(PluginTraits.needsGraphicalSession.rawValue == RESTORED_PLUGIN_NEEDS_GRAPHICAL_SESSION.rawValue)
     }

@@ -35,7 +35,7 @@ import Testing
         host.appendKey("before")
         host.appendBool(true)
         let before = host.bytes
-        #expect(throws: PluginEntriesError.unknownObject) {
+        #expect(throws: PluginEntriesError.unknownObject(key: "children")) {
             try Self.pluginEntries().withUnsafeBytes { try host.appendPluginEntries($0) { _ in nil } }
         }
         #expect(host.bytes == before)

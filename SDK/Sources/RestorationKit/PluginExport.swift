@@ -89,6 +89,13 @@ public enum PluginExport {
                 try coder.flush()
             }
         }
+        table.save_decision = { instance, appCoder, decision in
+            PluginExport.run(instance) { box in
+                guard let coder = box.coder(box.context.host, appCoder), let decision else { throw StateCoderError.invalidHostArgument("no coder") }
+                decision.pointee = try box.plugin.saveDecision(coder: coder).rawValue
+                try coder.flush()
+            }
+        }
         table.will_encode_restorable_state = { instance, appCoder in
             PluginExport.run(instance) { box in
                 guard let coder = box.coder(box.context.host, appCoder) else { return }
@@ -150,10 +157,7 @@ public enum PluginExport {
                 guard let result else { return }
                 result.pointee = nil
                 let name = CValues.swiftString(className)
-                guard let restorationClass = box.restorationClasses[name] else {
-                    box.context.log("no restoration class named \(name) is registered; \(PluginInstanceBox.path(path)) is not restored", level: .warning)
-                    return
-                }
+                guard let restorationClass = box.restorationClasses[name] else { throw UnknownRestorationClassError(name: name) }
                 guard let coder = box.coder(box.context.host, coder) else { return }
                 if let object = restorationClass.object(withRestorationIdentifierPath: PluginInstanceBox.path(path), coder: coder) {
                     result.pointee = box.handle(for: object)

@@ -1,3 +1,5 @@
+public import RestoredState
+
 /// App-wide decisions and state, like UIKit's app delegate (R6, R7, R9, R12).
 ///
 /// Every method has a default: save and restore always, no app-wide state,
@@ -9,6 +11,14 @@ public protocol RestorationDelegate: AnyObject {
     /// reason (for a plugin whose source of state is going away under it).
     /// A plugin may implement it without `throws`.
     func shouldSaveApplicationState(coder: StateCoder) throws -> Bool
+
+    /// R6 with its third answer: save, decline, or keep what restored has
+    /// (``SaveDecision/keepLastArchive``: nothing to say right now, keep
+    /// both archive generations, no warning). By default
+    /// ``shouldSaveApplicationState(coder:)``'s yes or no. Implement this
+    /// instead of that one when "keep" fits: a plugin whose app is not
+    /// there to ask at this moment. Throwing fails the save, as there.
+    func saveDecision(coder: StateCoder) throws -> SaveDecision
 
     /// Whether to restore; the coder holds the app state and the reserved
     /// keys (`restored.appVersion`, `restored.timestamp` ...) (R7).
@@ -42,6 +52,10 @@ public protocol RestorationDelegate: AnyObject {
 extension RestorationDelegate {
     /// Always saves.
     public func shouldSaveApplicationState(coder: StateCoder) -> Bool { true }
+    /// ``shouldSaveApplicationState(coder:)``'s answer: save or decline.
+    public func saveDecision(coder: StateCoder) throws -> SaveDecision {
+        try shouldSaveApplicationState(coder: coder) ? .save : .decline
+    }
     /// Always restores.
     public func shouldRestoreApplicationState(coder: StateCoder) -> Bool { true }
     /// Encodes nothing.

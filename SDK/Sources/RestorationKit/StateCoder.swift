@@ -137,6 +137,9 @@ public struct StateCoder {
             buffer.writer.truncate(to: mark)
             throw failure
         }
+        // A reference goes to the host at once, so that an object the host
+        // refuses (R14: no restoration identifier) is named by its key.
+        if value.holdsObjectReference { try flush(naming: key) }
     }
 
     /// Stores a reference to another restorable object, by its path. An object
@@ -342,14 +345,17 @@ public struct StateCoder {
         value(&buffer.writer)
     }
 
-    /// Hands the entries encoded during this callback to the host.
-    func flush() throws {
+    /// Hands the entries encoded so far in this callback to the host; an
+    /// error names `key`, the entry just encoded, when there is one.
+    func flush(naming key: String = "the encoded state") throws {
         let buffer = self.buffer
         guard buffer.writer.count > 0 else { return }
         let status = buffer.writer.bytes.withUnsafeBytes { bytes in
             host.pointee.encode_entries(coder, bytes.baseAddress, bytes.count)
         }
-        guard status == RESTORED_OK else { throw Self.error(status, key: "the encoded state") }
+        // The host took every entry or none: either way they are gone.
+        buffer.writer.removeAll()
+        guard status == RESTORED_OK else { throw Self.error(status, key: key) }
     }
 
     private static func append(_ value: StateValue, to writer: inout StateContainerWriter, key: String, instance: PluginInstanceBox) throws(StateCoderError) {

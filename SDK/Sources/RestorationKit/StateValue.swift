@@ -43,4 +43,14 @@ public enum StateValue {
         }
         return tag.kindName
     }
+
+    /// Whether it is, or holds, an object reference.
+    var holdsObjectReference: Bool {
+        switch self {
+        case .object: true
+        case .array(let items): items.contains { $0.holdsObjectReference }
+        case .dictionary(let entries): entries.values.contains { $0.holdsObjectReference }
+        default: false
+        }
+    }
 }

@@ -33,7 +33,11 @@ extension StateContainerWriter {
             let key = UnsafeRawBufferPointer(rebasing: input[keyRange])
             if StateTag.isReservedKey(key) { throw PluginEntriesError.reservedKey(String(decoding: key, as: UTF8.self)) }
             if writing { appendKey(key) }
-            try appendPluginValue(&cursor, depth: 0, writing: writing, hasHandles: &hasHandles, resolve: resolve)
+            do throws(PluginEntriesError) {
+                try appendPluginValue(&cursor, depth: 0, writing: writing, hasHandles: &hasHandles, resolve: resolve)
+            } catch .unknownObject {
+                throw .unknownObject(key: String(decoding: key, as: UTF8.self))
+            }
         }
     }
 
@@ -69,7 +73,7 @@ extension StateContainerWriter {
             let handle = try Self.formatted { () throws(StateFormatError) in try cursor.readUInt64() }
             hasHandles = true
             guard writing else { return }
-            guard let path = resolve(handle) else { throw .unknownObject }
+            guard let path = resolve(handle) else { throw .unknownObject(key: "") }
             appendReference(path)
             return
         case .array, .dictionary:

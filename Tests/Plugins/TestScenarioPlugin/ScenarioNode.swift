@@ -13,6 +13,8 @@ final class ScenarioNode: RestorableObject {
     var value: String
     var payloadSize = 0
     var writesReservedKey = false
+    /// An object without identifier this one references (R14: refused).
+    var anonymousReference: ScenarioNode?
     var decodedValue: String?
     var finished = false
     weak var plugin: ScenarioPlugin?
@@ -38,6 +40,7 @@ final class ScenarioNode: RestorableObject {
         try coder.encode("\(value)-k", forKey: "k")
         if payloadSize > 0 { try coder.encode(Data(repeating: 7, count: payloadSize), forKey: "payload") }
         if writesReservedKey { try coder.encode("forged", forKey: "restored.className") }
+        if let anonymousReference { try coder.encode(anonymousReference, forKey: "anonymous") }
         // The root saves references to its children (those with identifiers),
         // and relinks them when decoding (R9, R14).
         if restorationIdentifier == "Root" {
@@ -85,5 +88,15 @@ enum DeclineClass: RestorationClass {
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         (coder.plugin as? ScenarioPlugin)?.record("class DeclineClass \(path)")
         return nil
+    }
+}
+
+/// A restoration class the plugin forgets to list in `restorationClasses`
+/// (option unlisted-class): its objects are saved, and not restored.
+enum UnlistedClass: RestorationClass {
+    static var restorationClassName: String { "UnlistedClass" }
+
+    static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        ScenarioNode(nil, plugin: coder.plugin as? ScenarioPlugin)
     }
 }

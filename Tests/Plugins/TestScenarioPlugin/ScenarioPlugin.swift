@@ -11,7 +11,8 @@ import RestorationKit
 /// ```
 /// Root (context)
 /// ├─ (no identifier) ─ Orphan      saved by hand from the app coder (R14)
-/// ├─ Stack (disambiguates) ─ Page, Page   (R3 positions)
+/// ├─ Stack (disambiguates) ─ Page, Page   (R3 positions); with option
+/// │          reference-anonymous it references an object without identifier (R14)
 /// ├─ Twins ─ Twin, Twin            duplicate paths (R3)
 /// ├─ Panel ─ presents Modal         hangs under Root (R4); with option
 /// │          presented-collides also a "Stack", whose path is taken (R3)
@@ -62,6 +63,9 @@ final class ScenarioPlugin: RestorationPlugin {
         let stack = node("Stack")
         stack.disambiguates = true
         stack.children = [node("Page", "Page0"), node("Page", "Page1")]
+        // Option reference-anonymous: Stack references an object without
+        // identifier under "anonymous" (R14: refused, and named by its key).
+        if options["reference-anonymous"] == "true" { stack.anonymousReference = ScenarioNode(nil, plugin: self) }
         nodes["Page0"]!.value = "page-0"
         nodes["Page1"]!.value = "page-1"
         let twins = node("Twins")
@@ -85,6 +89,13 @@ final class ScenarioPlugin: RestorationPlugin {
         if options["morph"] == "true" { morph.className = "MorphedNode" }
         let missing = node("Missing")
         root.children = [hidden, stack, twins, panel, big, declined, created, byDelegate, morph, missing]
+        // Option unlisted-class: an object whose restoration class the plugin
+        // does not list (R8: not restored, and the reason names the class).
+        if options["unlisted-class"] == "true" {
+            let unlisted = node("Unlisted")
+            unlisted.restorationClass = UnlistedClass.self
+            root.children.append(unlisted)
+        }
 
         // R8 step 3: what exists at launch. Missing, Created and ByDelegate are not registered.
         for key in ["Root", "Stack", "Twins", "Panel", "Modal", "Big", "BigChild", "Morph"] {
@@ -132,6 +143,16 @@ final class ScenarioPlugin: RestorationPlugin {
         handle?.seekToEndOfFile()
         handle?.write(Data((line + "\n").utf8))
         try? handle?.close()
+    }
+
+    /// Option should-save=keep answers "keep what you have" (R6's third answer).
+    func saveDecision(coder: StateCoder) throws -> SaveDecision {
+        if options["should-save"] == "keep" {
+            recordWalk("save \(context.saveOccasion.map(String.init(describing:)) ?? "nil") keep")
+            record("keep")
+            return .keepLastArchive
+        }
+        return shouldSaveApplicationState(coder: coder) ? .save : .decline
     }
 
     func shouldSaveApplicationState(coder: StateCoder) -> Bool {

@@ -215,6 +215,26 @@ typedef enum restored_restore_reason {
 } restored_restore_reason;
 
 /** What a plugin declares of itself, in `restored_plugin_descriptor.traits`. */
+/**
+ * A plugin's answer to R6's question, "save now?", through the descriptor's
+ * `save_decision` (beside `should_save_application_state`'s yes and no).
+ */
+typedef enum restored_save_decision {
+    /** Save: the walk goes on and the archive is written. */
+    RESTORED_SAVE_DECISION_SAVE = 1,
+    /**
+     * Decline: nothing is written and, in a session that goes on, the last
+     * archive is discarded as stale (the user closed the app).
+     */
+    RESTORED_SAVE_DECISION_DECLINE = 2,
+    /**
+     * Keep what you have: nothing is written and the last archive stays, with
+     * no warning (the app is not there to ask right now, and what was saved
+     * is still what it would say). restored-ctl apps shows "kept".
+     */
+    RESTORED_SAVE_DECISION_KEEP = 3
+} restored_save_decision;
+
 typedef enum restored_plugin_trait {
     /**
      * Its restoration works on a live app (it finds what exists and restores
@@ -439,6 +459,13 @@ typedef struct restored_plugin_descriptor {
 
     /** restored_plugin_trait bits; 0 for none. */
     uint32_t traits;
+    /**
+     * R6 with three answers (a restored_save_decision in *decision). Optional:
+     * when it is set, the host calls it instead of
+     * should_save_application_state (which a plugin still provides, for
+     * hosts older than this field).
+     */
+    restored_status (*save_decision)(void *instance, restored_coder *app_coder, uint32_t *decision);
 } restored_plugin_descriptor;
 
 /** The type of the exported function. */
@@ -459,6 +486,8 @@ _Static_assert(offsetof(restored_plugin_descriptor, create) == 32, "restored_plu
 _Static_assert(offsetof(restored_host_functions, save_occasion) == 96, "restored_host_functions layout");
 _Static_assert(offsetof(restored_host_functions, restore_reason) == 104, "restored_host_functions layout");
 _Static_assert(offsetof(restored_plugin_descriptor, traits) == 192, "restored_plugin_descriptor layout");
+_Static_assert(offsetof(restored_plugin_descriptor, save_decision) == 200, "restored_plugin_descriptor layout");
+_Static_assert(sizeof(restored_plugin_descriptor) == 208, "restored_plugin_descriptor layout");
 #endif
 
 #ifdef __cplusplus
