@@ -38,6 +38,7 @@ let package = Package(
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
         .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
+        .library(name: "ExampleHelloPlugin", type: .dynamic, targets: ["ExampleHelloPlugin"]),
         .library(name: "ExampleCounterPlugin", type: .dynamic, targets: ["ExampleCounterPlugin"]),
         .library(name: "TmuxPlugin", type: .dynamic, targets: ["TmuxPlugin"]),
         .library(name: "SessionPlugin", type: .dynamic, targets: ["SessionPlugin"]),
@@ -323,6 +324,12 @@ let package = Package(
         ),
 
         // Plugins built by this package: examples for authors.
+        .target(
+            name: "ExampleHelloPlugin",
+            dependencies: [.product(name: "RestorationKit", package: "SDK")],
+            path: "Plugins/ExampleHelloPlugin",
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "ExampleNotesPlugin",
             dependencies: [.product(name: "RestorationKit", package: "SDK")],
