@@ -4,7 +4,9 @@ public import RestoredArchive
 ///
 /// JSON shape (`verify --json`): `app`, `ok` (no file is corrupt or
 /// unusable), `current`, `previous` and `lastComplete` (the last complete
-/// archive kept beside partial ones, usually `absent`), each with `status` (`ok`, `absent`,
+/// archive kept beside partial ones, usually `absent`), `partial` (the
+/// archive a restore would read left objects out: intact, not complete),
+/// each file with `status` (`ok`, `absent`,
 /// `corrupt`, `unusable`), `generation` and `size` (when ok), `problem`
 /// (when not).
 public struct VerifyRecord: Encodable, Hashable, Sendable {
@@ -59,6 +61,9 @@ public struct VerifyRecord: Encodable, Hashable, Sendable {
     public var previous: File
     /// The last complete archive's file, kept while newer saves are partial.
     public var lastComplete: File
+    /// Whether the archive a restore would read is partial: intact, but its
+    /// save left objects out (`restored-ctl show` names them).
+    public var partial = false
 
     /// The record of a verification.
     public init(_ verification: ArchiveVerification) {

@@ -29,7 +29,11 @@ struct VerifyCommand: AsyncParsableCommand {
                 throw ControlError(.failure, error.description)
             }
         }
-        let records = appIDs.map { VerifyRecord(store.verify($0)) }
+        let records = appIDs.map { appID in
+            var record = VerifyRecord(store.verify(appID))
+            record.partial = (try? store.summary(of: appID))?.seal.isPartial ?? false
+            return record
+        }
         let missing = records.filter { !$0.exists && !apps.isEmpty }
         if !missing.isEmpty {
             throw ControlError(.failure, "no archive for \(missing.map(\.app).joined(separator: ", ")) in \(store.directory) (known apps: restored-ctl apps)")
@@ -43,6 +47,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 table.rows.append([record.app, record.ok ? style.green("ok") : style.red("CORRUPT"), record.current.summary, record.previous.summary])
             }
             var text = table.text(style: style)
+            for record in records where record.partial {
+                text += "\(record.app): intact, but partial: its last save left objects out (restored-ctl show \(record.app) names them)\n"
+            }
             for record in records where record.lastComplete.status != "absent" {
                 text += "\(record.app): the last complete archive, kept beside partial saves (archive.complete): \(record.lastComplete.summary)\n"
             }

@@ -95,6 +95,7 @@ import Testing
         let verify = try await fixture.ctl("verify", Self.mistakes)
         #expect(verify.status == 0)
         #expect(verify.output.contains("org.restored.test.Mistakes: the last complete archive, kept beside partial saves (archive.complete): ok (generation 1"), "\(verify.output)")
+        #expect(verify.output.contains("org.restored.test.Mistakes: intact, but partial: its last save left objects out (restored-ctl show org.restored.test.Mistakes names them)"), "\(verify.output)")
 
         // Said once per change, not at every save: two warnings for ten partial saves.
         let log = try String(contentsOfFile: fixture.root + "/restored.log", encoding: .utf8)
