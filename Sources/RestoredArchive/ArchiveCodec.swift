@@ -3,9 +3,10 @@ public import RestoredState
 ///
 /// Layout, little-endian:
 /// - header, 40 bytes: signature `89 52 53 54 52 44 0D 0A` (`\x89RSTRD\r\n`),
-///   format version u16 (1), header length u16 (40), flags u32 (bit 0: ignores
-///   snapshot; bit 1: partial), restore attempts u32, generation u64, payload
-///   length u64, reserved u32 (0);
+///   format version u16 (1; 2 for a partial archive), header length u16 (40),
+///   flags u32 (bit 0: ignores snapshot; bit 1: partial, set exactly in
+///   version 2), restore attempts u32, generation u64, payload length u64,
+///   reserved u32 (0);
 /// - payload: strings and byte blobs are a LEB128 length then the bytes; in
 ///   order: app id, app version, system version, timestamp (zigzag LEB128),
 ///   plugin, app state, object count, then per object: component count, per
@@ -20,8 +21,13 @@ public import RestoredState
 /// every problem is an ``ArchiveError``. An empty restoration class reads back
 /// as none.
 public enum ArchiveCodec {
-    /// The format version this build writes and reads.
+    /// The format version of a complete archive, which every build reads.
     public static let formatVersion: UInt16 = 1
+    /// The format version of a partial archive: version 1 with the list of
+    /// the objects its save left out. A build older than it keeps such a
+    /// file as one of a newer format (the previous generation) instead of
+    /// replacing it as corrupt.
+    public static let partialFormatVersion: UInt16 = 2
     /// The size of the header, in bytes.
     public static let headerLength = 40
     /// The size of the trailer (the checksum), in bytes.
@@ -85,7 +91,7 @@ public enum ArchiveCodec {
         return [UInt8](unsafeUninitializedCapacity: total) { buffer, initializedCount in
             var writer = ByteWriter(buffer: UnsafeMutableRawBufferPointer(buffer))
             writer.append(signature)
-            writer.appendLittleEndian(formatVersion)
+            writer.appendLittleEndian(archive.isPartial ? partialFormatVersion : formatVersion)
             writer.appendLittleEndian(UInt16(headerLength))
             writer.appendLittleEndian((archive.ignoresSnapshot ? ignoresSnapshotFlag : 0) | (archive.isPartial ? partialFlag : 0))
             writer.appendLittleEndian(archive.restoreAttempts)
@@ -236,7 +242,7 @@ public enum ArchiveCodec {
         }
         guard count >= 10 else { throw .lengthMismatch(expected: nil, actual: count) }
         let version = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
-        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard version == formatVersion || version == partialFormatVersion else { throw .unsupportedVersion(version) }
         guard count >= headerLength else { throw .lengthMismatch(expected: nil, actual: count) }
         let declaredHeaderLength = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
         guard declaredHeaderLength == UInt16(headerLength) else {
@@ -257,7 +263,9 @@ public enum ArchiveCodec {
         let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self))
         let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<checksumOffset]))
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
-        guard flags & ~knownFlags == 0 else { throw .invalidHeader(field: "flags", value: UInt64(flags)) }
+        guard flags & ~knownFlags == 0, (flags & partialFlag != 0) == (version == partialFormatVersion) else {
+            throw .invalidHeader(field: "flags", value: UInt64(flags))
+        }
         guard reserved == 0 else { throw .invalidHeader(field: "reserved", value: UInt64(reserved)) }
 
         var reader = ByteCursor<ArchiveError>(raw, from: headerLength, to: checksumOffset)

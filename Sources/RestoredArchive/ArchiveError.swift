@@ -8,7 +8,7 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     case notAnArchive
     /// A format version this build does not read (a newer restored wrote it).
     case unsupportedVersion(UInt16)
-    /// A header field with a value that format version 1 does not allow.
+    /// A header field with a value that its format version does not allow.
     case invalidHeader(field: String, value: UInt64)
     /// The file's size is not the one its header announces: truncated or with
     /// trailing bytes. `expected` is nil when even the header is incomplete.
@@ -40,7 +40,7 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notAnArchive:
             return "not a restored archive (the restored archive signature is missing)"
         case .unsupportedVersion(let version):
-            return "archive format version \(version) is not supported (this restored reads version \(ArchiveCodec.formatVersion)); a newer restored wrote it: update restored or discard the archive"
+            return "archive format version \(version) is not supported (this restored reads versions \(ArchiveCodec.formatVersion) and \(ArchiveCodec.partialFormatVersion)); a newer restored wrote it: update restored or discard the archive"
         case .invalidHeader(let field, let value):
             return "corrupt archive: header field \(field) has the invalid value \(value)"
         case .lengthMismatch(let expected?, let actual) where UInt64(actual) > expected:

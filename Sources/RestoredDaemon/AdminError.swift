@@ -33,7 +33,7 @@ enum AdminError: Error {
         case .invalidAppID(let error): error.description
         case .unknownApp(let appID): "no plugin for \(appID) is loaded"
         case .noArchive(let appID): "there is no archive for \(appID)"
-        case .noLastComplete(let appID): "\(appID) keeps no last complete archive: its last save was complete, and restored-ctl restore \(appID) reads it"
+        case .noLastComplete(let appID): "\(appID) keeps no last complete archive (one is kept only while its newest saves are partial); restored-ctl restore \(appID) reads its newest archive"
         case .busy(let appID, let what): "\(appID) \(what)"
         case .failed(let error): error.description
         }

@@ -157,6 +157,7 @@ public final class AppHost: @unchecked Sendable {
     public func discardArchive(in store: ArchiveStore) async throws(ArchiveStoreError) -> Bool {
         let result = await onQueue { () -> Result<Bool, ArchiveStoreError> in
             self.lastWritten = nil
+            self.lastOmissions = nil
             do throws(ArchiveStoreError) {
                 return .success(try store.discard(self.appID))
             } catch {

@@ -199,7 +199,8 @@ public final class Daemon: Service {
             let trusted = remaining.filter { host in
                 guard let last = host.lastActivity else { return false }
                 guard case .save(let outcome) = last.outcome else { return false }
-                return last.trigger == .logout && !outcome.isFailure && last.time >= logout
+                // A partial save is a save: it is not done again while the apps quit.
+                return last.trigger == .logout && outcome != .failed && last.time >= logout
             }
             if !trusted.isEmpty {
                 logger.info("not saving \(trusted.map(\.appID.rawValue).joined(separator: ", ")) again: saved at logout moments ago")

@@ -177,9 +177,9 @@ struct DaemonControl: Sendable {
     func restoreLastComplete(of app: AppID) async throws(AdminError) -> RestorationReport {
         let hosts = try hosts([app])
         try Self.requireIdle(hosts, restoring: true)
-        let report = await hosts[0].restore(using: engine, mode: .forced, trigger: .request, deadline: .now + walkTimeout, generation: .lastComplete)
-        if case .noArchive = report.outcome { throw .noLastComplete(app) }
-        return report
+        // Asked before the restore, which would record "nothing saved yet" over the partial save.
+        guard (try? store.summary(of: app))?.lastComplete != nil else { throw .noLastComplete(app) }
+        return await hosts[0].restore(using: engine, mode: .forced, trigger: .request, deadline: .now + walkTimeout, generation: .lastComplete)
     }
 
     /// Deletes the archive of `app`, on its queue when it has a plugin.

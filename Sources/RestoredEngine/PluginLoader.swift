@@ -186,10 +186,13 @@ public struct PluginLoader: Sendable {
         if let first = catalog.plugin(for: appID) {
             return refuse(.duplicateAppID(appID.rawValue, loadedFrom: first.file))
         }
-        if let missing = Self.missingRequiredCallback(descriptor.pointee) {
+        // Checked on the host's copy, read only as far as the plugin's
+        // struct_size: never past the end of an older plugin's table.
+        let loaded = LoadedPlugin(file: file, appID: appID, descriptor: descriptor)
+        if let missing = Self.missingRequiredCallback(loaded.descriptor.pointee) {
             return refuse(.missingCallback(missing))
         }
-        return .success(LoadedPlugin(file: file, appID: appID, descriptor: descriptor))
+        return .success(loaded)
     }
 
     /// The size of the first version of `restored_plugin_descriptor`: up to

@@ -108,6 +108,9 @@ final class PreservationWalk {
         if appCoder.exceededBudget {
             omit(nil, rule: "R13", "the app-wide state exceeds \(configuration.objectByteBudget) bytes and is not saved")
             appState = []
+        } else if let refusal = appCoder.refusal {
+            // The plugin went on after a refused value: it is missing all the same.
+            omit(nil, rule: "R5", "a value was refused and is not saved: \(refusal); the rest of the app-wide state is saved")
         }
 
         var total = appState.count
@@ -253,6 +256,11 @@ final class PreservationWalk {
             return
         }
         let state = coder.bytes
+        if let refusal = coder.refusal {
+            // The plugin ignored a refused value and went on: the object is
+            // saved without it, and the save says so (R5, R14).
+            omit(path, rule: "R5", "a value was refused and is not saved: \(refusal); the rest of the object is saved")
+        }
         guard total + state.count <= configuration.appByteBudget else {
             drop(index, rule: "R13", "the app's budget of \(configuration.appByteBudget) bytes is used up; it and its subtree are not saved")
             return

@@ -213,10 +213,11 @@ public struct RestorationEngine: Sendable {
 
     private func log(_ report: PreservationReport, occasion: SaveOccasion, announcing: Bool) {
         let metadata: Logger.Metadata = ["app": "\(report.appID)"]
-        // The left-out objects are said once, in the partial save's line.
+        // The left-out objects are said in the partial save's line (once:
+        // quietly when the same as last time); every other issue is a warning.
         let omissions = report.isPartial ? report.droppedObjects : []
         for issue in report.issues where !omissions.contains(where: { $0.path == (issue.path ?? ObjectPath()) && $0.reason.hasPrefix(issue.message) }) {
-            logger.log(level: announcing ? .warning : .debug, "\(issue)", metadata: metadata)
+            logger.warning("\(issue)", metadata: metadata)
         }
         switch report.outcome {
         case .saved(let generation) where report.isPartial:
@@ -244,7 +245,11 @@ public struct RestorationEngine: Sendable {
     @discardableResult
     private func log(_ report: RestorationReport) -> RestorationReport {
         let metadata: Logger.Metadata = ["app": "\(report.appID)"]
-        for issue in report.issues { logger.warning("\(issue)", metadata: metadata) }
+        // An object not restored is said once, in its "not restored" line.
+        let leftOut = Set(report.notRestored.map(\.path))
+        for issue in report.issues where issue.path.map({ !leftOut.contains($0) }) ?? true {
+            logger.warning("\(issue)", metadata: metadata)
+        }
         switch report.outcome {
         case .restored:
             logger.info("restored \(report.appID): \(report.restoredObjectCount) objects, \(report.notRestored.count) not restored", metadata: metadata)

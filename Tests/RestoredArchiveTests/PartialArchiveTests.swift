@@ -30,13 +30,17 @@ struct PartialArchiveTests {
         #expect(try !ArchiveCodec.seal(of: ArchiveCodec.encode(Samples.small())).isPartial)
         #expect(decoded.droppedObjects[1].pathText == "(app-wide state)")
 
+        // Format version 2 for a partial archive, 1 for a complete one.
+        #expect(bytes[8] == 2 && bytes[9] == 0)
+        #expect(ArchiveCodec.encode(Samples.small())[8] == 1)
+
         // The flag set on a complete archive's bytes, checksum recomputed: corrupt, named.
         var forged = ArchiveCodec.encode(Samples.small())
         forged[12] |= 2
         let end = forged.count - ArchiveCodec.trailerLength
         let checksum = forged.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<end])) }
         forged.replaceSubrange(end..., with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
-        #expect(throws: ArchiveError.self) { try ArchiveCodec.decode(forged) }
+        #expect(throws: ArchiveError.invalidHeader(field: "flags", value: 3)) { try ArchiveCodec.decode(forged) }
     }
 
     @Test("After two and after ten partial saves the last complete archive is archive.complete, restorable as it was; a complete save removes it; discard removes all")

@@ -121,7 +121,10 @@ import Testing
         #expect(try Self.file("archive.complete", fixture) == nil)
         let none = try await fixture.ctl("restore", "--last-complete", Self.mistakes)
         #expect(none.status == 1)
-        #expect(none.error == "restored-ctl: org.restored.test.Mistakes keeps no last complete archive: its last save was complete, and restored-ctl restore org.restored.test.Mistakes reads it (known apps: restored-ctl apps)\n")
+        #expect(none.error == "restored-ctl: org.restored.test.Mistakes keeps no last complete archive (one is kept only while its newest saves are partial); restored-ctl restore org.restored.test.Mistakes reads its newest archive (known apps: restored-ctl apps)\n")
+        // Nothing ran: the last result is still the complete save.
+        let after = (try OfflineCommandTests.parse(try await fixture.ctl("apps", "--json")) as? [[String: Any]])?.first { $0["app"] as? String == Self.mistakes }
+        #expect((after?["last"] as? [String: Any])?["outcome"] as? String == "saved")
         let clean = (try OfflineCommandTests.parse(try await fixture.ctl("status", "--json")) as? [String: Any])?["problems"] as? [String] ?? []
         #expect(!clean.contains { $0.contains(Self.mistakes) }, "\(clean)")
         #expect(await daemon.stop() == 0)
@@ -147,6 +150,14 @@ import Testing
         #expect(!problems.contains { $0.contains(Self.mistakes) }, "\(problems)")
         let log = try String(contentsOfFile: fixture.root + "/restored.log", encoding: .utf8)
         #expect(!log.split(separator: "\n").contains { $0.hasPrefix("<4>") && $0.contains(Self.mistakes) }, "\(log)")
+
+        // A refusal the plugin ignores is no less a loss: the object is kept without the value.
+        try Self.setMode("ignore-refusal", fixture)
+        let ignored = try await fixture.ctl("save", Self.mistakes)
+        #expect(ignored.status == 1)
+        #expect(ignored.error.contains("left out: Window/Editor: a value was refused and is not saved: key \"restored.cursor\" uses the reserved prefix \"restored.\" (R5); choose another key; the rest of the object is saved"), "\(ignored.error)")
+        #expect(try Self.file("archive", fixture)?.objects.contains("Window/Editor") == true)
+        #expect(try Self.file("archive.complete", fixture)?.generation == 2)
 
         try Self.setMode("decline", fixture)
         #expect(try await fixture.ctl("save", Self.mistakes).status == 0)

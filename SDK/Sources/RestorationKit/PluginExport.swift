@@ -85,7 +85,13 @@ public enum PluginExport {
         table.should_save_application_state = { instance, appCoder, result in
             PluginExport.run(instance) { box in
                 guard let coder = box.coder(box.context.host, appCoder), let result else { throw StateCoderError.invalidHostArgument("no coder") }
-                result.pointee = try box.plugin.shouldSaveApplicationState(coder: coder)
+                // Only a host without save_decision calls this: the plugin's
+                // three answers, in the two this host knows.
+                switch try box.plugin.saveDecision(coder: coder) {
+                case .save: result.pointee = true
+                case .decline: result.pointee = false
+                case .keepLastArchive: throw KeepLastArchiveError()
+                }
                 try coder.flush()
             }
         }

@@ -13,6 +13,8 @@
  * picks what this save does:
  *   complete      encode every object (the default, also without the file)
  *   reserved-key  Editor encodes "restored.cursor" (a reserved key, R5)
+ *   ignore-refusal  Editor encodes "restored.cursor", ignores the refusal
+ *                 and returns success
  *   over-budget   Sidebar encodes more bytes than the object budget (R13)
  *   keep          answer "keep the last archive" through save_decision
  *   decline       answer "decline" through save_decision
@@ -121,9 +123,10 @@ static restored_status encode_object(void *instance, restored_object *object, re
         restored_value value = { .type = RESTORED_VALUE_STRING, .as.string = text(a->text) };
         restored_status status = a->host->encode_value(coder, text("text"), &value);
         if (status != RESTORED_OK) return status;
-        if (strcmp(a->mode, "reserved-key") == 0) {
+        if (strcmp(a->mode, "reserved-key") == 0 || strcmp(a->mode, "ignore-refusal") == 0) {
             restored_value cursor = { .type = RESTORED_VALUE_INT64, .as.int64 = 42 };
-            return a->host->encode_value(coder, text("restored.cursor"), &cursor);
+            restored_status refused = a->host->encode_value(coder, text("restored.cursor"), &cursor);
+            return strcmp(a->mode, "ignore-refusal") == 0 ? RESTORED_OK : refused;
         }
     }
     if (index == SIDEBAR && strcmp(a->mode, "over-budget") == 0) {

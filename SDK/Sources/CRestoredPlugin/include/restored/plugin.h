@@ -214,7 +214,6 @@ typedef enum restored_restore_reason {
     RESTORED_RESTORE_REQUEST = 3
 } restored_restore_reason;
 
-/** What a plugin declares of itself, in `restored_plugin_descriptor.traits`. */
 /**
  * A plugin's answer to R6's question, "save now?", through the descriptor's
  * `save_decision` (beside `should_save_application_state`'s yes and no).
@@ -235,6 +234,7 @@ typedef enum restored_save_decision {
     RESTORED_SAVE_DECISION_KEEP = 3
 } restored_save_decision;
 
+/** What a plugin declares of itself, in `restored_plugin_descriptor.traits`. */
 typedef enum restored_plugin_trait {
     /**
      * Its restoration works on a live app (it finds what exists and restores
