@@ -465,6 +465,7 @@ let package = Package(
             name: "RestoredLaunchTests",
             dependencies: [
                 "RestoredLaunch",
+                "PluginSupport",
                 "RestoredDBus",
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),

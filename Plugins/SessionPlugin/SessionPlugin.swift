@@ -179,21 +179,27 @@ final class SessionPlugin: RestorationPlugin {
         // The windows there before, so that only the new ones are placed.
         let placer = placements.contains { !$0.isEmpty } ? WindowPlacer(environment: environment) : nil
         let before = Set(((try? placer?.connection.managedWindows()) ?? []).map(\.id))
-        let outcomes = Blocking.run { () async -> [Result<DesktopLaunchResult, LaunchError>] in
-            let connection = try? await DBusConnection.connect(to: .session)
+        // Every wait of the launches, D-Bus calls included, ends by the budget's end.
+        let deadline = ContinuousClock.now + Self.launchBudget
+        @Sendable func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
+        let outcomes = Blocking.run(until: deadline + .seconds(1)) { () async -> [Result<DesktopLaunchResult, LaunchError>] in
+            let connection = try? await DBusConnection.connect(to: .session, within: min(.seconds(2), left()))
             defer { connection?.close() }
-            let launcher = DesktopAppLauncher(connection: connection, environment: environment)
             var outcomes: [Result<DesktopLaunchResult, LaunchError>] = []
             for (index, launch) in launches.enumerated() {
                 if index > 0 { try? await Task.sleep(for: interval) }
+                guard left() > .zero else {
+                    outcomes.append(.failure(LaunchError("\(launch.entry.id): not started: the restore's launch budget of \(Self.launchBudget) is used up")))
+                    continue
+                }
                 do throws(LaunchError) {
-                    outcomes.append(.success(try await launcher.launch(launch)))
+                    outcomes.append(.success(try await DesktopAppLauncher(connection: connection, environment: environment, budget: left()).launch(launch)))
                 } catch {
                     outcomes.append(.failure(error))
                 }
             }
             return outcomes
-        }
+        } ?? launches.map { .failure(LaunchError("\($0.entry.id): not started within the restore's launch budget of \(Self.launchBudget)")) }
         let launched = ContinuousClock.now
         var detached = 0
         var failedInstances: [ObjectIdentifier: (id: String, instance: AppInstanceObject)] = [:]

@@ -99,10 +99,16 @@ final class ServerObject: RestorableObject, RestorationClass {
             serviceType: foreground ? .exec : .forking
         )
         let environment = plugin.environment
-        let result = try Blocking.run { () async throws(LaunchError) -> LaunchResult in
-            let connection = try? await DBusConnection.connect(to: .session)
+        // Every wait of the start, D-Bus calls included, ends by its budget's end.
+        let startDeadline = ContinuousClock.now + TmuxPlugin.serverStartBudget
+        let launched = try Blocking.run(until: startDeadline + .seconds(1)) { () async throws(LaunchError) -> LaunchResult in
+            let connection = try? await DBusConnection.connect(to: .session, within: .seconds(2))
             defer { connection?.close() }
-            return try await UserUnitLauncher(connection: connection, environment: environment).launch(request)
+            let left = max(.zero, ContinuousClock.now.duration(to: startDeadline))
+            return try await UserUnitLauncher(connection: connection, environment: environment, budget: left).launch(request)
+        }
+        guard let result = launched else {
+            throw LaunchError("the tmux server \(name) was not started within \(TmuxPlugin.serverStartBudget)")
         }
         if case .detached = result {
             plugin.context.log("no user manager answers: the tmux server \(name) was started by restored and keeps its sandbox", level: .warning)

@@ -70,6 +70,9 @@ final class TmuxPlugin: RestorationPlugin {
     /// a Neovim that does not answer (stopped, or busy) must not cost the
     /// suspend budget.
     static let editorReadBudget: Duration = .seconds(2)
+    /// How long starting one tmux server through the user manager may take,
+    /// every D-Bus call in it included.
+    static let serverStartBudget: Duration = .seconds(10)
 
     /// When this save stops asking Neovims.
     private var editorReadDeadline = ContinuousClock.now

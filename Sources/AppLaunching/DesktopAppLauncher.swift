@@ -23,12 +23,15 @@ import SystemPackage
 public struct DesktopAppLauncher: Sendable {
     private let connection: DBusConnection?
     private let environment: [String: String]
+    private let budget: Duration
 
     /// A launcher using the session bus `connection` (nil: only detached
-    /// starts), with `environment` giving `PATH` and `HOME`.
-    public init(connection: DBusConnection?, environment: [String: String]) {
+    /// starts), with `environment` giving `PATH` and `HOME`; `budget`
+    /// bounds each launch, every D-Bus call in it included.
+    public init(connection: DBusConnection?, environment: [String: String], budget: Duration = .seconds(20)) {
         self.connection = connection
         self.environment = environment
+        self.budget = budget
     }
 
     /// The well-known name and object path an entry's app owns on the
@@ -67,7 +70,7 @@ public struct DesktopAppLauncher: Sendable {
             workingDirectory: directory.map { FilePath($0) },
             environment: ["GIO_LAUNCHED_DESKTOP_FILE": entry.path]
         )
-        switch try await UserUnitLauncher(connection: connection, environment: environment).launch(request) {
+        switch try await UserUnitLauncher(connection: connection, environment: environment, budget: budget).launch(request) {
         case .unit(let name): return .unit(name)
         case .detached(let pid): return .detached(pid: pid)
         }
@@ -109,7 +112,7 @@ public struct DesktopAppLauncher: Sendable {
             _ = try await connection.call(
                 destination: name, path: path, interface: "org.freedesktop.Application",
                 member: uris.isEmpty ? "Activate" : "Open",
-                arguments: uris.isEmpty ? [platformData] : [.strings(uris), platformData], timeout: .seconds(5))
+                arguments: uris.isEmpty ? [platformData] : [.strings(uris), platformData], timeout: min(.seconds(5), budget))
         } catch {
             throw LaunchError("\(launch.entry.id): D-Bus activation of \(name) failed: \(error.message)")
         }

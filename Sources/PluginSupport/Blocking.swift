@@ -4,11 +4,15 @@ import Synchronization
 /// Runs async work from a plugin callback, which the plugin host calls on
 /// its own thread (never a task's): the thread waits for the work.
 public enum Blocking {
-    /// Runs `work` in a task and waits for its result on this thread.
-    public static func run<Value: Sendable, Failure: Error>(_ work: @escaping @Sendable () async throws(Failure) -> Value) throws(Failure) -> Value {
+    /// Runs `work` in a task and waits for its result on this thread, at
+    /// most until `deadline`: nil when it has not finished by then (the task
+    /// is cancelled, and its late result dropped).
+    public static func run<Value: Sendable, Failure: Error>(
+        until deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async throws(Failure) -> Value
+    ) throws(Failure) -> Value? {
         let result = Mutex<Result<Value, Failure>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             let outcome: Result<Value, Failure>
             do throws(Failure) {
                 outcome = .success(try await work())
@@ -18,7 +22,14 @@ public enum Blocking {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        done.wait()
+        let left = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = max(left, .zero).components
+        // A deadline years away is waited for as a day: no wait overflows.
+        let nanoseconds = Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
+            task.cancel()
+            return nil
+        }
         return try result.withLock { $0! }.get()
     }
 }

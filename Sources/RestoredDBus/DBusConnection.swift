@@ -102,6 +102,30 @@ public final class DBusConnection: Sendable {
         return connection
     }
 
+    /// ``connect(to:)`` that gives up after `limit`. libdbus waits up to its
+    /// default of 25 seconds for a bus that accepted the connection and
+    /// does not answer its `Hello`; a caller with a budget (a walk before
+    /// suspend) cannot. A connection that arrives after the limit is closed.
+    public static func connect(to bus: Bus, within limit: Duration) async throws(DBusError) -> DBusConnection {
+        let (attempts, delivery) = AsyncStream<Result<DBusConnection, DBusError>>.makeStream(bufferingPolicy: .unbounded)
+        let attempt = Task {
+            let result: Result<DBusConnection, DBusError>
+            do throws(DBusError) {
+                result = .success(try await connect(to: bus))
+            } catch {
+                result = .failure(error)
+            }
+            delivery.yield(result)
+            delivery.finish()
+            return result
+        }
+        guard let result = await attempts.first(within: limit, where: { $0 }) else {
+            Task { if case .success(let late) = await attempt.value { late.close() } }
+            throw DBusError.failed("the bus did not answer within \(limit)")
+        }
+        return try result.get()
+    }
+
     /// Closes the connection: signal streams finish, calls under way fail.
     public func close() {
         finishSubscriptions()

@@ -30,15 +30,17 @@ public struct UserUnitLauncher: Sendable {
 
     private let connection: DBusConnection?
     private let environment: [String: String]
-    private let jobTimeout: Duration
+    private let budget: Duration
 
     /// A launcher using the user manager on `connection` (the session bus),
     /// or only detached starts with none; `environment` is the base of a
-    /// detached start's and gives `PATH`.
-    public init(connection: DBusConnection?, environment: [String: String], jobTimeout: Duration = .seconds(20)) {
+    /// detached start's and gives `PATH`. `budget` bounds each launch as a
+    /// whole: every call to the manager and the wait for its job (a manager
+    /// that never answers costs the budget, not libdbus's 25 seconds).
+    public init(connection: DBusConnection?, environment: [String: String], budget: Duration = .seconds(20)) {
         self.connection = connection
         self.environment = environment
-        self.jobTimeout = jobTimeout
+        self.budget = budget
     }
 
     /// Starts `request`; by the user manager when one answers.
@@ -46,7 +48,7 @@ public struct UserUnitLauncher: Sendable {
         guard let name = request.command.first else { throw LaunchError("\(request.unitName): no command to start") }
         let path = try resolve(name, extraPath: request.environment["PATH"])
         if let connection, await connection.owner(of: Self.managerName) != nil {
-            try await startUnit(request, executable: path, on: connection)
+            try await startUnit(request, executable: path, on: connection, deadline: .now + budget)
             return .unit(request.unitName)
         }
         return .detached(pid: try spawnDetached(request, executable: path))
@@ -66,9 +68,12 @@ public struct UserUnitLauncher: Sendable {
         throw LaunchError("\(program) is not installed (not found in PATH=\(path))")
     }
 
-    private func startUnit(_ request: LaunchRequest, executable: String, on connection: DBusConnection) async throws(LaunchError) {
+    private func startUnit(_ request: LaunchRequest, executable: String, on connection: DBusConnection, deadline: ContinuousClock.Instant) async throws(LaunchError) {
+        func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
         // The manager sends job signals only once a client subscribed.
-        _ = try? await connection.call(destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "Subscribe")
+        _ = try? await connection.call(
+            destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "Subscribe", timeout: left()
+        )
         let jobs: AsyncStream<DBusMessage>
         do {
             jobs = try await connection.signals(matching: DBusMatchRule(
@@ -98,7 +103,8 @@ public struct UserUnitLauncher: Sendable {
                     .string(request.unitName), .string("fail"),
                     .array(elementSignature: "(sv)", properties.map { .structure([.string($0.0), .variant($0.1)]) }),
                     .array(elementSignature: "(sa(sv))", []),
-                ]
+                ],
+                timeout: left()
             )
             guard let path = reply.first?.stringValue else { throw LaunchError("the user manager gave no job for \(request.unitName)") }
             job = path
@@ -108,7 +114,7 @@ public struct UserUnitLauncher: Sendable {
             throw LaunchError("the user manager refused to start \(request.unitName): \(error)")
         }
         // JobRemoved(id, job, unit, result): "done" once the program was executed.
-        let result = await jobs.first(within: jobTimeout) { signal -> String? in
+        let result = await jobs.first(within: left()) { signal -> String? in
             guard let arguments = try? signal.arguments(), arguments.count == 4, arguments[1].stringValue == job else { return nil }
             return arguments[3].stringValue ?? ""
         }
@@ -116,7 +122,7 @@ public struct UserUnitLauncher: Sendable {
         case "done":
             return
         case nil:
-            throw LaunchError("the user manager did not finish starting \(request.unitName) within \(jobTimeout); see systemctl --user status \(request.unitName)")
+            throw LaunchError("the user manager did not finish starting \(request.unitName) within \(budget); see systemctl --user status \(request.unitName)")
         case let result?:
             throw LaunchError("the user manager could not start \(request.unitName) (\(result)); see journalctl --user -u \(request.unitName)")
         }
