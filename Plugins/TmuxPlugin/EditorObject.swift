@@ -75,12 +75,12 @@ final class EditorObject: RestorableObject, RestorationClass {
               let buffers = try coder.decode([String].self, forKey: "buffers"),
               let currentTab = try coder.decode(Int.self, forKey: "current-tab"),
               case .array(let values)? = try coder.decodeValue(forKey: "tabs")
-        else { throw TmuxError("a key is missing") }
+        else { throw TmuxError.invalidState("a key is missing") }
         var tabs: [NeovimSession.Tab] = []
         for value in values {
             guard case .dictionary(let tab) = value, let current = tab["current-window"].flatMap(Int.init(stateValue:)),
                   let layout = tab["layout"].flatMap(layout(from:))
-            else { throw TmuxError("tab \(tabs.count + 1) is no tab: \(value)") }
+            else { throw TmuxError.invalidState("tab \(tabs.count + 1) is no tab: \(value)") }
             tabs.append(NeovimSession.Tab(layout: layout, currentWindow: current))
         }
         return NeovimSession(directory: directory, buffers: buffers, tabs: tabs, currentTab: currentTab)

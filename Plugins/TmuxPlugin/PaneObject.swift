@@ -107,7 +107,7 @@ final class PaneObject: RestorableObject, RestorationClass {
     private static func writeContents(_ text: String, plugin: TmuxPlugin) -> FilePath? {
         do {
             guard let directory = plugin.runtimeDirectory else {
-                throw TmuxError("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold it")
+                throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold it")
             }
             return try PaneFile.create(prefix: "restored-tmux-pane", contents: text + "\n", in: directory)
         } catch {

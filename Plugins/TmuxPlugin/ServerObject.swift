@@ -116,7 +116,7 @@ final class ServerObject: RestorableObject, RestorationClass {
         // The server listens once its socket answers (a hang guard, not a speed requirement).
         let deadline = ContinuousClock.now + .seconds(10)
         while (try? runner.run(["list-sessions"])) == nil {
-            guard ContinuousClock.now < deadline else { throw TmuxError("the tmux server \(name) did not come up within 10 s") }
+            guard ContinuousClock.now < deadline else { throw TmuxError.serverDidNotStart(name: name, within: .seconds(10)) }
             usleep(20_000)
         }
         if !foreground { plugin.placeholderSessions.append((runner, placeholder)) }

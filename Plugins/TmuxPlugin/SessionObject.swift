@@ -97,7 +97,7 @@ final class SessionObject: RestorableObject, RestorationClass {
         if (try? runner.run(["has-session", "-t", "=\(name)"])) != nil { return nil }
         do {
             if let leader = try coder.decode(String.self, forKey: "groupLeader") {
-                guard TmuxName.isSessionName(leader) else { throw TmuxError("its group's first session has a name tmux could not have made") }
+                guard TmuxName.isSessionName(leader) else { throw TmuxError.invalidState("its group's first session has a name tmux could not have made") }
                 _ = try runner.run(["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-t", "=\(leader)"])
                 return SessionObject(name: name, runner: runner, initialWindow: nil, plugin: plugin)
             }

@@ -172,12 +172,12 @@ final class TmuxPlugin: RestorationPlugin {
                 let snapshot = try TmuxSnapshot.read(from: runner)
                 let contents = keepsPaneContents ? try PaneContents.read(snapshot, from: runner) : [:]
                 servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents, readEditor: readEditor(of:))))
+            } catch TmuxError.noServer {
+                // A stale socket (its server gone) is no error.
             } catch {
-                // A stale socket (its server gone) is no error; anything else is this server's only.
-                if !error.description.contains("no server running") && !error.description.contains("error connecting") {
-                    context.log("\(server.name): \(error); this server is not saved", level: .warning)
-                    unreadable.append(server.name)
-                }
+                // Anything else is this server's only.
+                context.log("\(server.name): \(error); this server is not saved", level: .warning)
+                unreadable.append(server.name)
             }
         }
         let answered = Set(servers.compactMap(\.restorationIdentifier))
@@ -258,7 +258,7 @@ final class TmuxPlugin: RestorationPlugin {
         if let known = paneBaseIndexes[runner.socket] { return known }
         let output = try runner.run(["show-options", "-gwv", "pane-base-index"])
         guard let index = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TmuxError("tmux on \(runner.socket.string) gave no pane-base-index: \(output)")
+            throw TmuxError.unreadableOutput(socket: runner.socket, detail: "no pane-base-index: \(output)")
         }
         paneBaseIndexes[runner.socket] = index
         return index
@@ -318,7 +318,7 @@ final class TmuxPlugin: RestorationPlugin {
             var script: PaneProgramScript?
             do {
                 guard let directory = runtimeDirectory else {
-                    throw TmuxError("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
+                    throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
                 }
                 script = try PaneProgramScript.write(arguments: program.arguments, in: directory)
                 let line = script?.typedLine ?? ""

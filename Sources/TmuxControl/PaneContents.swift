@@ -33,7 +33,7 @@ public enum PaneContents {
             var texts = output.components(separatedBy: marker + "\n")
             if texts.last == "" { texts.removeLast() }
             guard texts.count == chunk.count else {
-                throw TmuxError("tmux on \(runner.socket.string) printed \(texts.count) pane contents for \(chunk.count) panes")
+                throw .unreadableOutput(socket: runner.socket, detail: "\(texts.count) pane contents for \(chunk.count) panes")
             }
             for (target, text) in zip(chunk, texts) { contents[target.key] = text }
         }

@@ -10,14 +10,16 @@ public enum PaneFile {
     /// path; `directory` must be absolute and ``SavedText/isTypable(_:)``.
     public static func create(prefix: String, contents: String, in directory: FilePath) throws(TmuxError) -> FilePath {
         guard directory.isAbsolute, SavedText.isTypable(directory.string) else {
-            throw TmuxError("\(directory) holds characters a shell would read; no file for a pane is written there")
+            throw .unsafeDirectory(directory)
         }
         let path = directory.appending("\(prefix)-\(String(UInt64.random(in: 1 ... UInt64.max), radix: 16))")
         do {
             let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: [.ownerReadWrite])
             try file.closeAfter { _ = try file.writeAll(contents.utf8) }
+        } catch let error as Errno {
+            throw .cannotWrite(path, error)
         } catch {
-            throw TmuxError("cannot write \(path): \(error)")
+            throw .cannotWrite(path, .ioError)
         }
         return path
     }

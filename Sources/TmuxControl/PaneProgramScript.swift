@@ -34,7 +34,7 @@ public struct PaneProgramScript: Sendable {
     /// path of plain characters, ``SavedText/isTypable(_:)``).
     public static func write(arguments: [String], in directory: FilePath) throws(TmuxError) -> PaneProgramScript {
         guard !arguments.isEmpty, arguments.allSatisfy({ !$0.contains("\0") }) else {
-            throw TmuxError("no command line to start, or one holding a NUL byte")
+            throw .invalidCommandLine
         }
         return PaneProgramScript(path: try PaneFile.create(prefix: "restored-tmux-program", contents: text(for: arguments), in: directory))
     }

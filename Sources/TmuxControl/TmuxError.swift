@@ -1,10 +1,47 @@
-/// Why a tmux server could not be read or changed: one line, naming the server.
-public struct TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
+public import RestoredLaunch
+public import SystemPackage
 
-    /// Creates an error.
-    public init(_ description: String) {
-        self.description = description
+/// Why a tmux server could not be read or changed, with its cause: callers
+/// tell the cases apart by their case, never by their text. Each says in
+/// one line what happened, naming the server.
+public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The tmux program could not be run, or did not end in its time.
+    case cannotRun(program: String, LaunchError)
+    /// `tmux -V` printed no version.
+    case noVersion(program: String, output: String)
+    /// No server listens on the socket: it is stale (its server gone), or
+    /// no server ever ran there. tmux says so only in words, which are read
+    /// in one place (``TmuxRunner/run(_:)``).
+    case noServer(socket: FilePath)
+    /// A tmux command failed; `message` is what tmux printed, or how it ended.
+    case commandFailed(socket: FilePath, command: String, message: String)
+    /// tmux printed output that cannot be read as what was asked for.
+    case unreadableOutput(socket: FilePath, detail: String)
+    /// A file for a pane is not written in a directory whose path a shell
+    /// would read.
+    case unsafeDirectory(FilePath)
+    /// A file for a pane could not be written.
+    case cannotWrite(FilePath, Errno)
+    /// A pane's program has no command line to start, or one with a NUL byte.
+    case invalidCommandLine
+    /// The tmux server did not answer in its time after it was started.
+    case serverDidNotStart(name: String, within: Duration)
+    /// Saved or restored state the plugin cannot use, and why.
+    case invalidState(String)
+
+    /// One line: what happened.
+    public var description: String {
+        switch self {
+        case .cannotRun(let program, let cause): "\(program): \(cause)"
+        case .noVersion(let program, let output): "\(program) -V printed no version: \(output)"
+        case .noServer(let socket): "tmux on \(socket): no server running"
+        case .commandFailed(let socket, let command, let message): "tmux on \(socket): \(command): \(message)"
+        case .unreadableOutput(let socket, let detail): "tmux on \(socket) printed \(detail)"
+        case .unsafeDirectory(let directory): "\(directory) holds characters a shell would read; no file for a pane is written there"
+        case .cannotWrite(let path, let errno): "cannot write \(path): \(errno)"
+        case .invalidCommandLine: "no command line to start, or one holding a NUL byte"
+        case .serverDidNotStart(let name, let limit): "the tmux server \(name) did not come up within \(limit)"
+        case .invalidState(let why): why
+        }
     }
 }

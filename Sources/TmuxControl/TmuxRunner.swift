@@ -44,10 +44,10 @@ public struct TmuxRunner: Sendable {
         do {
             run = try ProgramRun.run(executable.string, arguments: ["tmux", "-V"], environment: environment, timeout: timeout)
         } catch {
-            throw TmuxError("\(executable.string) -V: \(error)")
+            throw .cannotRun(program: "\(executable.string) -V", error)
         }
         guard run.ending == .exited(0), let version = TmuxVersion(parsing: run.outputText) else {
-            throw TmuxError("\(executable.string) -V printed no version: \(run.outputText)\(run.errorText)")
+            throw .noVersion(program: executable.string, output: run.outputText + run.errorText)
         }
         return version
     }
@@ -73,11 +73,16 @@ public struct TmuxRunner: Sendable {
         do {
             run = try ProgramRun.run(executable.string, arguments: ["tmux", "-S", socket.string] + arguments, environment: environment, timeout: timeout)
         } catch {
-            throw TmuxError("tmux on \(socket.string): \(error)")
+            throw .cannotRun(program: "tmux on \(socket.string)", error)
         }
         guard run.ending == .exited(0) else {
             let message = run.errorText
-            throw TmuxError("tmux on \(socket.string): \(arguments.first ?? ""): \(message.isEmpty ? "\(run.ending)" : message)")
+            // tmux tells a missing server only in words (exit status 1, as
+            // for every failure): they are read here and nowhere else.
+            if message.hasPrefix("no server running") || message.hasPrefix("error connecting to") {
+                throw .noServer(socket: socket)
+            }
+            throw .commandFailed(socket: socket, command: arguments.first ?? "", message: message.isEmpty ? "\(run.ending)" : message)
         }
         return run.outputText
     }

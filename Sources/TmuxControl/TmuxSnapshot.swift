@@ -1,3 +1,4 @@
+import SystemPackage
 /// What one tmux server shows at one moment: its sessions, their windows in
 /// order, and each window's panes.
 ///
@@ -101,7 +102,7 @@ public struct TmuxSnapshot: Hashable, Sendable {
         for (lineNumber, line) in output.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
             let fields = line.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
             func garbage(_ why: String) -> TmuxError {
-                TmuxError("tmux on \(server) printed line \(lineNumber + 1) that cannot be read (\(why)): \(line.prefix(200))")
+                .unreadableOutput(socket: FilePath(server), detail: "line \(lineNumber + 1) that cannot be read (\(why)): \(line.prefix(200))")
             }
             func flag(_ field: String) throws(TmuxError) -> Bool {
                 switch field {

@@ -1,0 +1,47 @@
+import Foundation
+import Glibc
+import RestoredTestSupport
+import SystemPackage
+import TmuxControl
+import Testing
+
+/// A tmux failure is told by its case: a missing server is `.noServer`, read
+/// from tmux's words in one place, so no caller matches message text.
+@Suite struct TmuxErrorTests {
+    @Test("No server on a socket path, and a stale socket whose server is gone, are both .noServer; a failing command is .commandFailed with tmux's message")
+    func cases() throws {
+        let directory = try TemporaryTestDirectory()
+        let environment = ProcessInfo.processInfo.environment
+        let absent = FilePath(directory.path + "/absent")
+        let runner = try #require(TmuxRunner(socket: absent, environment: environment))
+        #expect(throws: TmuxError.noServer(socket: absent)) { try runner.run(["list-sessions"]) }
+
+        // A socket file nobody listens on any more.
+        let stale = FilePath(directory.path + "/stale")
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in stale.string.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(descriptor)
+        #expect(bound == 0)
+        let staleRunner = try #require(TmuxRunner(socket: stale, environment: environment))
+        #expect(throws: TmuxError.noServer(socket: stale)) { try staleRunner.run(["list-sessions"]) }
+
+        // A live server refusing a command: its own message, not "no server".
+        let live = FilePath(directory.path + "/live")
+        let server = try #require(TmuxRunner(socket: live, environment: environment))
+        _ = try server.run(["-f", "/dev/null", "new-session", "-d", "-s", "main"])
+        defer { _ = try? server.run(["kill-server"]) }
+        let error = #expect(throws: TmuxError.self) { try server.run(["select-window", "-t", "=nowhere:9"]) }
+        guard case .commandFailed(let socket, let command, let message)? = error else {
+            Issue.record("expected commandFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(socket == live && command == "select-window" && !message.isEmpty)
+    }
+}
