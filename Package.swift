@@ -302,6 +302,8 @@ let package = Package(
             name: "RestoredBench",
             dependencies: [
                 "TmuxControl",
+                "AppDiscovery",
+                "DesktopEntries",
                 "RestoredLaunch",
                 "RestoredEngine",
                 "RestoredArchive",

@@ -15,13 +15,19 @@ struct ProcessRecord {
     let directory: String?
     let environment: [String: String]
 
-    /// The process `pid` under `proc`; nil when it is gone or unreadable.
-    init?(pid: Int32, proc: String) {
+    /// The process `pid` under `proc` when it is user `owner`'s (its real
+    /// user); nil when it is another user's, gone or unreadable. Another
+    /// user's process costs one `stat`, most often, and never more than its
+    /// `status` file: the rest is read only for the user's own.
+    init?(pid: Int32, proc: String, owner: UInt32) {
         let base = "\(proc)/\(pid)"
-        guard let fields = ProcProcess.statFields(of: pid, proc: proc), let status = ProcFile.text(atPath: base + "/status") else { return nil }
-        guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }
+        guard ProcProcess.mayBelong(pid, to: owner, proc: proc), let status = ProcFile.text(atPath: base + "/status") else { return nil }
         guard let uidLine = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
-              let uid = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
+              let uid = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) }),
+              uid == owner
+        else { return nil }
+        guard let fields = ProcProcess.statFields(of: pid, proc: proc), fields.count > 19,
+              let parent = Int32(fields[1]), let start = UInt64(fields[19])
         else { return nil }
         self.pid = pid
         self.parent = parent

@@ -143,7 +143,7 @@ public struct RunningAppScanner: Sendable {
     /// The user's processes.
     private func processes() -> [ProcessRecord] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: proc) else { return [] }
-        return entries.compactMap(Int32.init).compactMap { ProcessRecord(pid: $0, proc: proc) }.filter { $0.uid == uid }
+        return entries.compactMap(Int32.init).compactMap { ProcessRecord(pid: $0, proc: proc, owner: uid) }
     }
 
     private func instance(of entry: DesktopEntry, _ record: ProcessRecord, unit: String?, evidence: RunningApp.Evidence) -> RunningApp {

@@ -22,6 +22,17 @@ public enum ProcProcess {
         return variables
     }
 
+    /// Whether process `pid` may be one of user `uid`'s, from one `stat`
+    /// of its directory (no file read): the directory belongs to the
+    /// process's effective user, or to root when the process is not
+    /// dumpable (a setuid program, an agent that hides itself). False means
+    /// it is certainly another user's, or gone.
+    public static func mayBelong(_ pid: Int32, to uid: UInt32, proc: String = "/proc") -> Bool {
+        var status = stat()
+        guard stat("\(proc)/\(pid)", &status) == 0 else { return false }
+        return status.st_uid == uid || status.st_uid == 0
+    }
+
     /// The fields of `stat` after its `(comm)`: state (0), ppid (1), pgrp (2),
     /// session (3), tty (4), tpgid (5), ..., starttime (19).
     public static func statFields(of pid: Int32, proc: String = "/proc") -> [Substring]? {

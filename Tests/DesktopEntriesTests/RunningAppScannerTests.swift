@@ -39,6 +39,28 @@ import Testing
         return try ChildProcess("/bin/sh", ["-c", "cd '\(root)/work' && \(command)"], environment: environment, log: root + "/" + log)
     }
 
+    @Test("Another user's process of a known program is not this user's app (it is skipped before its files are read)")
+    func otherUsers() async throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try "one\n".write(toFile: root + "/work/a.log", atomically: false, encoding: .utf8)
+        chmod(root, 0o755)
+        chmod(root + "/work", 0o755)
+        chmod(root + "/work/a.log", 0o644)
+        let mine = try start("exec tail -f a.log", log: "mine.log")
+        defer { mine.stop() }
+        let theirs = try start("exec setpriv --reuid 65534 --regid 65534 --clear-groups tail -f a.log", log: "theirs.log")
+        defer { theirs.stop() }
+        var apps: [RunningApp] = []
+        try await eventually {
+            let owner = try? String(contentsOfFile: "/proc/\(theirs.pid)/status", encoding: .utf8)
+            guard owner?.contains("Uid:\t65534") == true else { return false }
+            apps = RunningAppScanner().scan(index).filter { [mine.pid, theirs.pid].contains($0.pid) }
+            return !apps.isEmpty
+        }
+        #expect(apps.map(\.pid) == [mine.pid])
+        #expect(apps.first?.desktopID == "org.example.Follow.desktop")
+    }
+
     @Test("GIO's variables on the launched process, and an executable with the files it was opened with; NoDisplay entries and launchers (a shell) never match")
     func launchedAndExecutable() async throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
