@@ -107,6 +107,7 @@ let package = Package(
         .target(
             name: "RestoredHostProtocol",
             dependencies: [
+                "SystemSupport",
                 "RestoredEngine",
                 "RestoredArchive",
                 .product(name: "RestorationKit", package: "SDK"),
@@ -117,6 +118,7 @@ let package = Package(
         .target(
             name: "RestoredPluginHosting",
             dependencies: [
+                "SystemSupport",
                 "RestoredHostProtocol",
                 "RestoredLaunch",
                 "RestoredEngine",
@@ -131,6 +133,7 @@ let package = Package(
             name: "RestoredLaunch",
             dependencies: [
                 "RestoredDBus",
+                "SystemSupport",
                 "CRestoredLaunchSupport",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -145,13 +148,16 @@ let package = Package(
         ),
         .target(
             name: "UnixSocket",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(name: "DesktopEntries", swiftSettings: strictSwift),
+        // The small helpers over the system every layer shares: poll
+        // timeouts from durations, program names, the fallback PATH.
+        .target(name: "SystemSupport", swiftSettings: strictSwift),
         .target(
             name: "AppLaunching",
-            dependencies: ["DesktopEntries", "RestoredLaunch", "RestoredDBus", "SavedText", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["DesktopEntries", "RestoredLaunch", "RestoredDBus", "SavedText", "SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
@@ -161,7 +167,7 @@ let package = Package(
         ),
         .target(
             name: "AppDiscovery",
-            dependencies: ["DesktopEntries", "ProcFiles", "RestoredLaunch"],
+            dependencies: ["DesktopEntries", "ProcFiles", "RestoredLaunch", "SystemSupport"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -171,17 +177,18 @@ let package = Package(
         ),
         .target(
             name: "NeovimControl",
-            dependencies: ["MessagePack", "ProcFiles", "UnixSocket", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["MessagePack", "ProcFiles", "UnixSocket", "SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "TmuxControl",
-            dependencies: ["RestoredLaunch", "ProcFiles", "SavedText", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["RestoredLaunch", "ProcFiles", "SavedText", "SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strictSwift
         ),
         .target(
             name: "RestoredDBus",
             dependencies: [
+                "SystemSupport",
                 "CDBus",
                 "CRestoredSupport",
                 .product(name: "Logging", package: "swift-log"),
@@ -468,6 +475,7 @@ let package = Package(
             dependencies: [
                 "RestoredLaunch",
                 "PluginSupport",
+                "SystemSupport",
                 "RestoredDBus",
                 "RestoredTestSupport",
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -2,6 +2,7 @@ public import DesktopEntries
 import Foundation
 import Glibc
 import RestoredLaunch
+import SystemSupport
 
 /// Finds the running apps of one user from `/proc`, with no help from
 /// the apps, most precise evidence first:
@@ -112,7 +113,7 @@ public struct RunningAppScanner: Sendable {
         var programs: [String: DesktopEntry] = [:]
         for entry in index.entries.values.sorted(by: { $0.id < $1.id }) {
             guard visible(entry.id) != nil, let program = entry.tryExec ?? entry.exec?.program else { continue }
-            let name = program.split(separator: "/").last.map(String.init) ?? program
+            let name = ProgramName.of(program)
             guard !Self.wrapperPrograms.contains(name), programs[name] == nil else { continue }
             programs[name] = entry
         }
@@ -120,7 +121,7 @@ public struct RunningAppScanner: Sendable {
             if let entry = visible(id) { programs[alias] = entry }
         }
         for record in records where !claimed.contains(record.pid) {
-            guard let executable = record.executable, let name = executable.split(separator: "/").last.map(String.init),
+            guard let executable = record.executable, case let name = ProgramName.of(executable),
                   let entry = programs[name]
             else { continue }
             // A GApplication service started for a shell search has no window: not an instance.

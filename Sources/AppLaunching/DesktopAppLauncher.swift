@@ -4,6 +4,7 @@ public import RestoredDBus
 public import RestoredLaunch
 import SavedText
 import SystemPackage
+import SystemSupport
 
 /// Starts apps from their desktop entries the way the Desktop Entry
 /// Specification says, outside restored's sandbox:
@@ -49,7 +50,7 @@ public struct DesktopAppLauncher: Sendable {
             return try await activate(launch, on: connection)
         }
         guard let exec = entry.exec else { throw LaunchError("\(entry.id) has no Exec and no session bus answers for its D-Bus activation") }
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let path = ExecutableSearchPath.of(environment)
         if let tryExec = entry.tryExec, ProgramRun.executable(named: tryExec, in: path) == nil, !FileManager.default.isExecutableFile(atPath: tryExec) {
             throw LaunchError("\(entry.id): \(tryExec) (its TryExec) is not installed")
         }
@@ -97,7 +98,7 @@ public struct DesktopAppLauncher: Sendable {
     /// (``programsRunningFiles``). The one rule, at the save and at the
     /// restore.
     public static func mayOpen(_ item: String, with entry: DesktopEntry) -> Bool {
-        let program = entry.exec.map { $0.program.split(separator: "/").last.map(String.init) ?? $0.program } ?? ""
+        let program = entry.exec.map { ProgramName.of($0.program) } ?? ""
         guard !programsRunningFiles.contains(program), SavedText.isPrintable(item), !item.hasPrefix("-") else { return false }
         if item.hasPrefix("/") { return !item.contains("://") }
         guard let separator = item.range(of: "://") else { return false }

@@ -1,3 +1,4 @@
+import SystemSupport
 /// The terminal emulators whose windows come back in the directories of the
 /// shells they showed, each through its own command-line option, with its
 /// tabs where it can open tabs from its command line.
@@ -50,14 +51,14 @@ public struct TerminalEmulator: Hashable, Sendable {
     /// The terminal of desktop id `desktopID` or of the running executable
     /// or entry program `executable`.
     public static func find(desktopID: String, executable: String?) -> TerminalEmulator? {
-        let name = executable.flatMap { $0.split(separator: "/").last.map(String.init) }
+        let name = executable.map(ProgramName.of)
         return known.first { $0.desktopIDs.contains(desktopID) } ?? known.first { $0.executable == name || name.map($0.programs.contains) == true }
     }
 
     /// Whether `program` (an entry's `Exec` program) is this terminal's own,
     /// so that its options may be given to it.
     public func accepts(program: String) -> Bool {
-        programs.contains(program.split(separator: "/").last.map(String.init) ?? program)
+        programs.contains(ProgramName.of(program))
     }
 
     /// The launches that reopen windows showing shells in `directories`:

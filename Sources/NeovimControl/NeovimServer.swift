@@ -1,6 +1,7 @@
 import Foundation
 import ProcFiles
 public import SystemPackage
+import SystemSupport
 
 /// Where a running Neovim takes RPC requests: the unix sockets it listens
 /// on, found from `/proc` with no help from the user.
@@ -16,7 +17,7 @@ public enum NeovimServer {
     /// `argv[0]` is.
     public static func isNeovim(pid: Int32, proc: String = "/proc") -> Bool {
         guard let name = ProcProcess.executable(of: pid, proc: proc) ?? ProcProcess.commandLine(of: pid, proc: proc)?.first else { return false }
-        return name.split(separator: "/").last == "nvim"
+        return ProgramName.of(name) == "nvim"
     }
 
     /// The listening unix sockets of the Neovim processes among process

@@ -1,5 +1,6 @@
 internal import CDBus
 import Synchronization
+import SystemSupport
 
 /// A private connection to a D-Bus bus.
 ///
@@ -136,7 +137,7 @@ public final class DBusConnection: Sendable {
 
     /// Sends a method call and returns the reply; an error reply throws it.
     public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = timeout.pollMilliseconds
         let result: Result<DBusMessage, DBusError> = await withCheckedContinuation { continuation in
             let box = ReplyBox(continuation)
             loop.perform { [loop] in

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif
 
 /// The thread that owns one libdbus connection.
@@ -204,7 +205,7 @@ final class DBusEventLoop: @unchecked Sendable {
         var wait: Int32 = -1
         for timeout in timeouts where dbus_timeout_get_enabled(timeout.pointer) != 0 {
             let left = timeout.deadline - now
-            let milliseconds = max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
+            let milliseconds = left.pollMilliseconds
             wait = wait < 0 ? milliseconds : min(wait, milliseconds)
         }
         let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), wait)

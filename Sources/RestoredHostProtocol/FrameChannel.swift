@@ -1,3 +1,4 @@
+import SystemSupport
 /// One end of a helper's channel: whole frames in and out over a stream
 /// socket, blocking, each bounded by a deadline.
 ///
@@ -108,8 +109,7 @@ public struct FrameChannel: Sendable {
             if let deadline {
                 let remaining = deadline - .now
                 if remaining <= .zero { throw .timedOut }
-                let (seconds, attoseconds) = remaining.components
-                timeout = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                timeout = remaining.pollMilliseconds
             } else {
                 timeout = -1
             }

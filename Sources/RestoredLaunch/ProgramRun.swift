@@ -1,5 +1,6 @@
 import CRestoredLaunchSupport
 import Glibc
+import SystemSupport
 
 /// Runs a program to its end and keeps what it printed: for the short
 /// commands plugins ask other programs (`tmux list-panes`), never for a
@@ -70,8 +71,7 @@ public struct ProgramRun: Hashable, Sendable {
                 throw LaunchError("\(arguments.joined(separator: " ")) did not finish within \(timeout) and was killed")
             }
             var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), remaining.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             for descriptor in descriptors where descriptor.revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress, $0.count) }

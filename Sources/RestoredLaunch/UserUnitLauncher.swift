@@ -2,6 +2,7 @@ import CRestoredLaunchSupport
 import Glibc
 public import RestoredDBus
 import SystemPackage
+import SystemSupport
 
 /// Starts programs for the user outside restored's sandbox.
 ///
@@ -63,7 +64,7 @@ public struct UserUnitLauncher: Sendable {
             }
             return program
         }
-        let path = extraPath ?? environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let path = extraPath ?? ExecutableSearchPath.of(environment)
         if let found = ProgramRun.executable(named: program, in: path) { return found }
         throw LaunchError("\(program) is not installed (not found in PATH=\(path))")
     }

@@ -3,6 +3,7 @@ import RestoredLaunch
 public import RestoredHostProtocol
 public import SystemPackage
 import Synchronization
+import SystemSupport
 
 /// One running `restored-plugin-host`: its pid, a pidfd that tells when it
 /// exits, and restored's end of its channel.
@@ -96,8 +97,7 @@ public final class HelperProcess: Sendable {
     public func reap(within timeout: Duration) -> Ending {
         if let ending = reapIfExited() { return ending }
         var descriptor = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        while poll(&descriptor, 1, milliseconds) < 0 && errno == EINTR {}
+        while poll(&descriptor, 1, timeout.pollMilliseconds) < 0 && errno == EINTR {}
         if let ending = reapIfExited() { return ending }
         kill()
         return state.withLock { state in

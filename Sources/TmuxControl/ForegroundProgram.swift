@@ -1,5 +1,6 @@
 import Foundation
 import ProcFiles
+import SystemSupport
 
 /// The program a pane shows: the leader of its terminal's foreground process
 /// group, read from `/proc` (a shell waiting at its prompt shows none).
@@ -35,7 +36,7 @@ public struct ForegroundProgram: Hashable, Sendable {
     /// The name a program goes by: the last component of its `argv[0]`,
     /// without a login shell's leading `-`.
     public static func baseName(_ argument: String) -> String {
-        let last = argument.split(separator: "/").last.map(String.init) ?? argument
+        let last = ProgramName.of(argument)
         return last.hasPrefix("-") ? String(last.dropFirst()) : last
     }
 }

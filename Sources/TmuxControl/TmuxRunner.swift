@@ -1,6 +1,7 @@
 import Foundation
 import RestoredLaunch
 public import SystemPackage
+import SystemSupport
 
 /// Runs tmux commands against one server (`tmux -S SOCKET ...`).
 ///
@@ -22,7 +23,7 @@ public struct TmuxRunner: Sendable {
     /// A runner of the tmux found in `environment`'s `PATH`, or nil when
     /// tmux is not installed.
     public init?(socket: FilePath, environment: [String: String], timeout: Duration = .seconds(5)) {
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let path = ExecutableSearchPath.of(environment)
         guard let found = ProgramRun.executable(named: "tmux", in: path) else { return nil }
         self.executable = FilePath(found)
         self.socket = socket

@@ -1,5 +1,6 @@
 import Glibc
 public import SystemPackage
+import SystemSupport
 
 /// Why a unix socket could not be used: one line.
 public struct UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -75,9 +76,8 @@ public struct UnixStreamSocket: ~Copyable {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw UnixSocketError("no answer in time") }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
+            let ready = poll(&entry, 1, left.pollMilliseconds)
             if ready > 0 { return }
             if ready < 0 && errno != EINTR { throw UnixSocketError("cannot wait: \(Errno(rawValue: errno))") }
         }
