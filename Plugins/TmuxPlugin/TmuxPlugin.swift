@@ -394,7 +394,7 @@ final class TmuxPlugin: RestorationPlugin {
         let asking = ContinuousClock.now + .seconds(1)
         while try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
             guard ContinuousClock.now < asking else {
-                throw NeovimError("nvim waits for its user's answer (a swap file: changes never written?); its windows were not replayed")
+                throw NeovimError.waitsForUser
             }
             usleep(50_000)
         }
@@ -408,7 +408,7 @@ final class TmuxPlugin: RestorationPlugin {
         if pending.panePID == nil {
             let output = try pending.runner.run(["display-message", "-p", "-t", pending.target, "#{pane_pid}"])
             guard let pid = Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw NeovimError("tmux names no process for pane \(pending.target)")
+                throw TmuxError.unreadableOutput(socket: pending.runner.socket, detail: "no process for pane \(pending.target)")
             }
             pending.panePID = pid
         }

@@ -28,7 +28,7 @@ public final class NeovimClient {
         do {
             self.socket = try UnixStreamSocket(connectingTo: socket)
         } catch {
-            throw NeovimError(error.description)
+            throw .socket(error)
         }
         self.timeout = timeout
     }
@@ -45,7 +45,7 @@ public final class NeovimClient {
         do {
             answer = try exchange(method, arguments, id: id, before: deadline)
         } catch {
-            broken = NeovimError("\(error.description) (the connection is given up after it)")
+            broken = .connectionGivenUp(error)
             throw error
         }
         // An error Neovim answered leaves the connection good.
@@ -60,24 +60,24 @@ public final class NeovimClient {
         do {
             try socket.send(MessagePackWriter.encode([0, .int(id), .string(method), .array(arguments)]), before: deadline)
         } catch {
-            throw NeovimError(error.description)
+            throw .socket(error)
         }
         while true {
             let message = try nextMessage(before: deadline)
             guard let parts = message.arrayValue, let kind = parts.first?.intValue else {
-                throw NeovimError("\(method): an answer that is no msgpack-rpc message")
+                throw .protocolViolation(method: method, "an answer that is no msgpack-rpc message")
             }
             // Notifications ([2, method, params]) are not for us.
             guard kind == 1 else { continue }
             guard parts.count == 4, let answered = parts[1].intValue else {
-                throw NeovimError("\(method): an answer of the wrong shape")
+                throw .protocolViolation(method: method, "an answer of the wrong shape")
             }
             // A late answer to a request that timed out is dropped.
             if answered < id { continue }
-            guard answered == id else { throw NeovimError("\(method): an answer to a request never sent") }
+            guard answered == id else { throw .protocolViolation(method: method, "an answer to a request never sent") }
             if parts[2] != .nil {
                 let text = parts[2].arrayValue?.last?.stringValue ?? "\(parts[2])"
-                return .failure(NeovimError("\(method): \(text)"))
+                return .failure(.answered(method: method, message: text))
             }
             return .success(parts[3])
         }
@@ -89,12 +89,12 @@ public final class NeovimClient {
         guard !calls.isEmpty else { return [] }
         let answer = try call("nvim_call_atomic", [.array(calls.map { [.string($0.method), .array($0.arguments)] })])
         guard let parts = answer.arrayValue, parts.count == 2, let results = parts[0].arrayValue else {
-            throw NeovimError("nvim_call_atomic: an answer of the wrong shape")
+            throw .protocolViolation(method: "nvim_call_atomic", "an answer of the wrong shape")
         }
         if let failure = parts[1].arrayValue, let index = failure.first?.intValue, calls.indices.contains(index) {
-            throw NeovimError("\(calls[index].method): \(failure.last?.stringValue ?? "failed")")
+            throw .answered(method: calls[index].method, message: failure.last?.stringValue ?? "failed")
         }
-        guard results.count == calls.count else { throw NeovimError("nvim_call_atomic: \(results.count) results for \(calls.count) calls") }
+        guard results.count == calls.count else { throw .protocolViolation(method: "nvim_call_atomic", "\(results.count) results for \(calls.count) calls") }
         return results
     }
 
@@ -107,18 +107,18 @@ public final class NeovimClient {
                 return value
             } catch is MessagePackReader.IncompleteValue {
                 guard received.count <= Self.maximumMessageSize else {
-                    throw NeovimError("Neovim sent a message of more than \(Self.maximumMessageSize) bytes")
+                    throw .messageTooLarge(limit: Self.maximumMessageSize)
                 }
                 let more: [UInt8]
                 do {
                     more = try socket.receive(before: deadline)
                 } catch {
-                    throw NeovimError(error.description)
+                    throw .socket(error)
                 }
-                guard !more.isEmpty else { throw NeovimError("Neovim closed the connection") }
+                guard !more.isEmpty else { throw .closed }
                 received += more
             } catch {
-                throw NeovimError("Neovim sent bytes that are no MessagePack: \(error)")
+                throw .notMessagePack("\(error)")
             }
         }
     }

@@ -119,7 +119,7 @@ extension NeovimSession {
         // never written, or another Neovim editing it): the user answers
         // first, and nothing more is done behind their back.
         if try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
-            throw NeovimError("Neovim stopped at \(file) to tell its user about a swap file (changes never written, or another Neovim editing it); the windows after it were not replayed")
+            throw .swapFilePrompt(file: file)
         }
         let lines = try client.call("nvim_buf_line_count", [buffer]).intValue ?? 1
         let line = min(max(window.line, 1), max(lines, 1))

@@ -107,7 +107,7 @@ extension NeovimSession {
     /// does, so it is an error at once rather than a timeout.
     public static func read(from client: NeovimClient) throws(NeovimError) -> NeovimSession {
         if try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
-            throw NeovimError("Neovim waits for its user's answer at a prompt; its state cannot be read now")
+            throw .waitsForUser
         }
         let first = try client.callAtomic([
             ("nvim_call_function", ["getcwd", [-1]]),
@@ -116,7 +116,7 @@ extension NeovimSession {
             ("nvim_list_bufs", []),
         ])
         guard let directory = first[0].stringValue, let tabHandles = first[1].arrayValue, let buffers = first[3].arrayValue else {
-            throw NeovimError("Neovim's tab pages and buffers have an unexpected shape")
+            throw .unexpectedShape("Neovim's tab pages and buffers have an unexpected shape")
         }
         let currentTab = tabHandles.firstIndex(of: first[2]) ?? 0
 
@@ -171,25 +171,25 @@ extension NeovimSession {
     /// The window ids of a `winlayout()` tree, in order.
     private static func collectWindowIDs(_ tree: MessagePackValue, into ids: inout [Int]) throws(NeovimError) {
         guard let node = tree.arrayValue, node.count == 2, let kind = node[0].stringValue else {
-            throw NeovimError("winlayout() answered an unexpected shape")
+            throw .unexpectedShape("winlayout() answered an unexpected shape")
         }
         switch kind {
         case "leaf":
-            guard let id = node[1].intValue else { throw NeovimError("winlayout() named no window") }
+            guard let id = node[1].intValue else { throw .unexpectedShape("winlayout() named no window") }
             ids.append(id)
         case "row", "col":
             for child in node[1].arrayValue ?? [] { try collectWindowIDs(child, into: &ids) }
         default:
-            throw NeovimError("winlayout() answered an unknown kind \(kind)")
+            throw .unexpectedShape("winlayout() answered an unknown kind \(kind)")
         }
     }
 
     private static func layout(_ tree: MessagePackValue, windows: [Int: Window]) throws(NeovimError) -> Layout {
         guard let node = tree.arrayValue, node.count == 2, let kind = node[0].stringValue else {
-            throw NeovimError("winlayout() answered an unexpected shape")
+            throw .unexpectedShape("winlayout() answered an unexpected shape")
         }
         if kind == "leaf" {
-            guard let id = node[1].intValue, let window = windows[id] else { throw NeovimError("winlayout() named an unknown window") }
+            guard let id = node[1].intValue, let window = windows[id] else { throw .unexpectedShape("winlayout() named an unknown window") }
             return .window(window)
         }
         let parts = try (node[1].arrayValue ?? []).map { (child) throws(NeovimError) in try layout(child, windows: windows) }

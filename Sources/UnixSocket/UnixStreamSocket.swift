@@ -2,17 +2,6 @@ import Glibc
 public import SystemPackage
 import SystemSupport
 
-/// Why a unix socket could not be used: one line.
-public struct UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
-
-    /// An error.
-    public init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// A connected `AF_UNIX` stream socket with deadlines: every system call
 /// of the clients of local servers (Neovim, the X server) goes through here. It never blocks: a listener
 /// whose queue is full refuses at once (`EAGAIN`), and sends and receives
@@ -26,17 +15,17 @@ public struct UnixStreamSocket: ~Copyable {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard text.utf8.count < capacity else { throw UnixSocketError("\(text): the socket path is too long") }
+        guard text.utf8.count < capacity else { throw .pathTooLong(path) }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: text.utf8) }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
-        guard descriptor >= 0 else { throw UnixSocketError("cannot make a socket: \(Errno(rawValue: errno))") }
+        guard descriptor >= 0 else { throw .cannotCreate(Errno(rawValue: errno)) }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
             let error = Errno(rawValue: errno)
             close(descriptor)
-            throw UnixSocketError("cannot connect to \(text): \(error)")
+            throw .cannotConnect(path, error)
         }
         self.descriptor = descriptor
     }
@@ -51,7 +40,7 @@ public struct UnixStreamSocket: ~Copyable {
             let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw UnixSocketError("cannot send: \(Errno(rawValue: errno))")
+                throw .cannotSend(Errno(rawValue: errno))
             }
             sent += count
         }
@@ -66,7 +55,7 @@ public struct UnixStreamSocket: ~Copyable {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw UnixSocketError("cannot receive: \(Errno(rawValue: errno))")
+                throw .cannotReceive(Errno(rawValue: errno))
             }
             return Array(buffer[..<count])
         }
@@ -75,11 +64,11 @@ public struct UnixStreamSocket: ~Copyable {
     private func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(UnixSocketError) {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw UnixSocketError("no answer in time") }
+            guard left > .zero else { throw .timedOut }
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&entry, 1, left.pollMilliseconds)
             if ready > 0 { return }
-            if ready < 0 && errno != EINTR { throw UnixSocketError("cannot wait: \(Errno(rawValue: errno))") }
+            if ready < 0 && errno != EINTR { throw .cannotWait(Errno(rawValue: errno)) }
         }
     }
 }

@@ -312,7 +312,7 @@ import TmuxControl
         #expect(await daemon.terminated() == 0)
     }
 
-    @Test("No tmux socket (tmux not installed, or never run): a clean nothing to save at every save, with no logind to ask")
+    @Test("No tmux socket (tmux not installed, or never run): every save declines cleanly, with no failure logged")
     func noTmux() async throws {
         let environment = try await Environment.make()
         try environment.addPlugin("TmuxPlugin")
