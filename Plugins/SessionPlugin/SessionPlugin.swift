@@ -247,9 +247,3 @@ final class SessionPlugin: RestorationPlugin {
         context.log("reopened \(launches.count - notReopened) app instance(s)\(notReopened > 0 ? ", \(notReopened) failed" : "")", level: notReopened > 0 ? .warning : .info)
     }
 }
-
-/// Why a save keeps the last archive.
-struct SessionPluginError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -1,11 +1,10 @@
 /// Reads MessagePack values from bytes, one after another.
 ///
-/// A value cut short is ``MessagePackReader/IncompleteValue`` (read again when
+/// A value cut short is ``MessagePackError/incomplete`` (read again when
 /// more bytes came); bytes no MessagePack value starts with, or nesting
 /// deeper than ``maximumDepth``, are a ``MessagePackError``.
 public struct MessagePackReader: Sendable {
     /// A value that does not end within the bytes: more must come.
-    public struct IncompleteValue: Error, Hashable, Sendable {}
 
     /// How deep arrays and maps may nest: a peer's bytes must not exhaust the stack.
     public static let maximumDepth = 512
@@ -24,7 +23,7 @@ public struct MessagePackReader: Sendable {
     public var isAtEnd: Bool { offset == bytes.count }
 
     /// Reads the next value. On a throw, the reader is where it was.
-    public mutating func read() throws -> MessagePackValue {
+    public mutating func read() throws(MessagePackError) -> MessagePackValue {
         let start = offset
         do {
             return try readValue(depth: 0)
@@ -34,8 +33,8 @@ public struct MessagePackReader: Sendable {
         }
     }
 
-    private mutating func readValue(depth: Int) throws -> MessagePackValue {
-        guard depth < Self.maximumDepth else { throw MessagePackError("values nest deeper than \(Self.maximumDepth) at byte \(offset)") }
+    private mutating func readValue(depth: Int) throws(MessagePackError) -> MessagePackValue {
+        guard depth < Self.maximumDepth else { throw .tooDeep(limit: Self.maximumDepth, offset: offset) }
         let marker = try take(1)[0]
         switch marker {
         case 0x00 ... 0x7F: return .int(Int64(marker))
@@ -76,50 +75,50 @@ public struct MessagePackReader: Sendable {
         case 0xDE: return try readMap(count: readLength(2), depth: depth)
         case 0xDF: return try readMap(count: readLength(4), depth: depth)
         case 0xE0 ... 0xFF: return .int(Int64(Int8(bitPattern: marker)))
-        default: throw MessagePackError("byte 0x\(String(marker, radix: 16)) at \(offset - 1) starts no MessagePack value")
+        default: throw .unknownMarker(marker, offset: offset - 1)
         }
     }
 
-    private mutating func take(_ count: Int) throws -> [UInt8] {
-        guard count <= bytes.count - offset else { throw IncompleteValue() }
+    private mutating func take(_ count: Int) throws(MessagePackError) -> [UInt8] {
+        guard count <= bytes.count - offset else { throw .incomplete }
         defer { offset += count }
         return Array(bytes[offset ..< offset + count])
     }
 
-    private mutating func readUnsigned(_ count: Int) throws -> UInt64 {
+    private mutating func readUnsigned(_ count: Int) throws(MessagePackError) -> UInt64 {
         try take(count).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// A length of `count` bytes.
-    private mutating func readLength(_ count: Int) throws -> Int {
+    private mutating func readLength(_ count: Int) throws(MessagePackError) -> Int {
         let value = try readUnsigned(count)
-        guard let length = Int(exactly: value) else { throw MessagePackError("a length of \(value) at byte \(offset - count)") }
+        guard let length = Int(exactly: value) else { throw .lengthTooLarge(value, offset: offset - count) }
         return length
     }
 
     /// A str; one whose bytes are not UTF-8 reads as `.binary`, so that no
     /// repaired text stands for bytes it does not hold.
-    private mutating func readString(count: Int) throws -> MessagePackValue {
+    private mutating func readString(count: Int) throws(MessagePackError) -> MessagePackValue {
         let bytes = try take(count)
         return String(validating: bytes, as: UTF8.self).map(MessagePackValue.string) ?? .binary(bytes)
     }
 
-    private mutating func readExtension(count: Int) throws -> MessagePackValue {
+    private mutating func readExtension(count: Int) throws(MessagePackError) -> MessagePackValue {
         let type = Int8(bitPattern: try take(1)[0])
         return .extension(type: type, data: try take(count))
     }
 
-    private mutating func readArray(count: Int, depth: Int) throws -> MessagePackValue {
+    private mutating func readArray(count: Int, depth: Int) throws(MessagePackError) -> MessagePackValue {
         // Every element takes a byte at least: a count beyond the bytes left waits for more.
-        guard count <= bytes.count - offset else { throw IncompleteValue() }
+        guard count <= bytes.count - offset else { throw .incomplete }
         var elements: [MessagePackValue] = []
         elements.reserveCapacity(count)
         for _ in 0 ..< count { elements.append(try readValue(depth: depth + 1)) }
         return .array(elements)
     }
 
-    private mutating func readMap(count: Int, depth: Int) throws -> MessagePackValue {
-        guard count <= (bytes.count - offset) / 2 else { throw IncompleteValue() }
+    private mutating func readMap(count: Int, depth: Int) throws(MessagePackError) -> MessagePackValue {
+        guard count <= (bytes.count - offset) / 2 else { throw .incomplete }
         var pairs: [MessagePackValue.Pair] = []
         pairs.reserveCapacity(count)
         for _ in 0 ..< count {

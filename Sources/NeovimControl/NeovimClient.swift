@@ -105,7 +105,7 @@ public final class NeovimClient {
                 let value = try reader.read()
                 received.removeFirst(reader.offset)
                 return value
-            } catch is MessagePackReader.IncompleteValue {
+            } catch .incomplete {
                 guard received.count <= Self.maximumMessageSize else {
                     throw .messageTooLarge(limit: Self.maximumMessageSize)
                 }
@@ -118,7 +118,7 @@ public final class NeovimClient {
                 guard !more.isEmpty else { throw .closed }
                 received += more
             } catch {
-                throw .notMessagePack("\(error)")
+                throw .notMessagePack(error)
             }
         }
     }

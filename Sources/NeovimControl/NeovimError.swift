@@ -1,3 +1,4 @@
+public import MessagePack
 public import UnixSocket
 
 /// Why a Neovim could not be read or replayed into, with its cause: callers
@@ -8,7 +9,7 @@ public indirect enum NeovimError: Error, Hashable, Sendable, CustomStringConvert
     /// Neovim closed the connection.
     case closed
     /// The peer sent bytes that are no MessagePack (it is no Neovim).
-    case notMessagePack(String)
+    case notMessagePack(MessagePackError)
     /// The peer announced a message larger than a client buffers.
     case messageTooLarge(limit: Int)
     /// An answer that breaks msgpack-rpc (wrong shape, unknown request).
@@ -29,7 +30,7 @@ public indirect enum NeovimError: Error, Hashable, Sendable, CustomStringConvert
         switch self {
         case .socket(let error): error.description
         case .closed: "Neovim closed the connection"
-        case .notMessagePack(let detail): "Neovim sent bytes that are no MessagePack: \(detail)"
+        case .notMessagePack(let error): "Neovim sent bytes that are no MessagePack: \(error)"
         case .messageTooLarge(let limit): "Neovim sent a message of more than \(limit) bytes"
         case .protocolViolation(let method, let detail): "\(method): \(detail)"
         case .answered(let method, let message): "\(method): \(message)"

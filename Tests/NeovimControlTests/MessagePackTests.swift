@@ -43,7 +43,7 @@ import Testing
         let bytes = MessagePackWriter.encode([0, 7, "nvim_get_mode", .map([.init("blocking", false)])])
         for cut in 0 ..< bytes.count {
             var reader = MessagePackReader(Array(bytes[..<cut]))
-            #expect(throws: MessagePackReader.IncompleteValue.self) { try reader.read() }
+            #expect(throws: MessagePackError.incomplete) { try reader.read() }
             #expect(reader.offset == 0)
         }
         var reader = MessagePackReader(bytes + MessagePackWriter.encode("next"))
@@ -60,7 +60,7 @@ import Testing
         #expect(throws: MessagePackError.self) { try deep.read() }
         // A huge count with few bytes waits for more, allocating nothing first.
         var huge = MessagePackReader([0xDD, 0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(throws: MessagePackReader.IncompleteValue.self) { try huge.read() }
+        #expect(throws: MessagePackError.incomplete) { try huge.read() }
     }
 
     @Test("Integers read as .int whenever they fit, whichever family carried them")
