@@ -45,7 +45,7 @@ public struct DesktopEntry: Hashable, Sendable {
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed.hasPrefix("[") {
                 while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
-                guard trimmed.hasSuffix("]") else { throw DesktopEntryError("\(path):\(number + 1): a group header without its ]") }
+                guard trimmed.hasSuffix("]") else { throw DesktopEntryError.malformedLine(file: path, line: number + 1, "a group header without its ]") }
                 let group = trimmed.dropFirst().dropLast()
                 // Only the first [Desktop Entry] group counts; actions and others are skipped.
                 inMainGroup = group == "Desktop Entry" && !sawMainGroup
@@ -53,7 +53,7 @@ public struct DesktopEntry: Hashable, Sendable {
                 continue
             }
             guard let equals = trimmed.firstIndex(of: "=") else {
-                throw DesktopEntryError("\(path):\(number + 1): a line that is neither a group, a key nor a comment")
+                throw DesktopEntryError.malformedLine(file: path, line: number + 1, "a line that is neither a group, a key nor a comment")
             }
             guard inMainGroup else { continue }
             var key = trimmed[..<equals]
@@ -63,10 +63,10 @@ public struct DesktopEntry: Hashable, Sendable {
             let value = trimmed[trimmed.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
             if keys[String(key)] == nil { keys[String(key)] = String(value) }
         }
-        guard sawMainGroup else { throw DesktopEntryError("\(path): no [Desktop Entry] group") }
+        guard sawMainGroup else { throw DesktopEntryError.noMainGroup(file: path) }
         // Hidden=true is the entry deleted: it needs nothing else (and hides any entry of its id further down the path).
         let isHidden = keys["Hidden"] == "true"
-        guard let type = keys["Type"] ?? (isHidden ? "Application" : nil) else { throw DesktopEntryError("\(path): no Type key") }
+        guard let type = keys["Type"] ?? (isHidden ? "Application" : nil) else { throw DesktopEntryError.noType(file: path) }
         func string(_ key: String) -> String? { keys[key].map(Self.unescape) }
         func boolean(_ key: String) -> Bool { keys[key] == "true" }
         self.id = id
@@ -86,13 +86,13 @@ public struct DesktopEntry: Hashable, Sendable {
             do {
                 self.exec = try ExecCommand(parsing: exec)
             } catch {
-                throw DesktopEntryError("\(path): Exec: \(error.description)")
+                throw DesktopEntryError.invalidExec(file: path, error)
             }
         } else {
             exec = nil
         }
         if type == "Application", exec == nil, !dbusActivatable, !hidden {
-            throw DesktopEntryError("\(path): an application with no Exec that is not D-Bus activatable")
+            throw DesktopEntryError.noExec(file: path)
         }
     }
 

@@ -41,9 +41,9 @@ public struct ExecCommand: Hashable, Sendable {
                 case "\"":
                     quoted = false
                 case "\\":
-                    guard let next = characters.next() else { throw DesktopEntryError("a backslash ends a quoted argument") }
+                    guard let next = characters.next() else { throw DesktopEntryError.execSyntax("a backslash ends a quoted argument") }
                     guard ["\"", "`", "$", "\\"].contains(next) else {
-                        throw DesktopEntryError("\\\(next) is no escape inside quotes (only \\\", \\`, \\$ and \\\\ are)")
+                        throw DesktopEntryError.execSyntax("\\\(next) is no escape inside quotes (only \\\", \\`, \\$ and \\\\ are)")
                     }
                     text.append(next)
                 case "%":
@@ -62,32 +62,32 @@ public struct ExecCommand: Hashable, Sendable {
                 quoted = true
             case "%":
                 inArgument = true
-                guard let code = characters.next() else { throw DesktopEntryError("a % ends the command line") }
+                guard let code = characters.next() else { throw DesktopEntryError.execSyntax("a % ends the command line") }
                 if code == "%" {
                     text.append("%")
                 } else if Self.fieldCodes.contains(code) {
                     flushText()
                     current.append(.field(code))
                 } else {
-                    throw DesktopEntryError("%\(code) is no field code")
+                    throw DesktopEntryError.execSyntax("%\(code) is no field code")
                 }
             case "\\", "'", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`":
-                throw DesktopEntryError("the reserved character \(character) outside quotes")
+                throw DesktopEntryError.execSyntax("the reserved character \(character) outside quotes")
             default:
                 inArgument = true
                 text.append(character)
             }
         }
-        guard !quoted else { throw DesktopEntryError("a quote is not closed") }
+        guard !quoted else { throw DesktopEntryError.execSyntax("a quote is not closed") }
         endArgument()
-        guard let program = arguments.first else { throw DesktopEntryError("no program") }
+        guard let program = arguments.first else { throw DesktopEntryError.execSyntax("no program") }
         guard program.allSatisfy({ if case .text = $0 { return true } else { return false } }) else {
-            throw DesktopEntryError("the program is a field code")
+            throw DesktopEntryError.execSyntax("the program is a field code")
         }
         for argument in arguments where argument.count > 1 {
             for part in argument {
                 if case .field(let code) = part, code == "F" || code == "U" {
-                    throw DesktopEntryError("%\(code) must be an argument on its own")
+                    throw DesktopEntryError.execSyntax("%\(code) must be an argument on its own")
                 }
             }
         }

@@ -24,7 +24,7 @@ public final class X11Connection {
         do {
             socket = try UnixStreamSocket(connectingTo: FilePath(display.socketPath))
         } catch {
-            throw X11Error("cannot reach the X server of :\(display.number): \(error.description)")
+            throw .unreachable(display: display.number, error)
         }
         self.timeout = timeout
         let cookie = authorityFile.flatMap { display.cookie(authorityFile: $0) }
@@ -40,21 +40,21 @@ public final class X11Connection {
         do {
             try socket.send(setup, before: deadline)
         } catch {
-            throw X11Error("cannot talk to the X server: \(error.description)")
+            throw .socket(error)
         }
         let header = try Self.read(8, from: socket, buffer: &received, before: deadline)
         let length = Int(Self.value16(header, at: 6)) * 4
         let body = try Self.read(length, from: socket, buffer: &received, before: deadline)
         guard header[0] == 1 else {
             let reason = String(decoding: body.prefix(Int(header[1])), as: UTF8.self)
-            throw X11Error("the X server refused the connection: \(reason.isEmpty ? "authentication" : reason)")
+            throw .refused(reason.isEmpty ? "authentication" : reason)
         }
         // After 32 bytes of fixed fields: the vendor (padded), the formats (8 bytes each), then the screens.
-        guard body.count >= 32 else { throw X11Error("the X server's setup is too short") }
+        guard body.count >= 32 else { throw .malformedSetup("is too short") }
         let vendorLength = Int(Self.value16(body, at: 16))
         let formats = Int(body[21])
         let screens = 32 + (vendorLength + 3) / 4 * 4 + 8 * formats
-        guard body[20] > 0, screens + 4 <= body.count else { throw X11Error("the X server names no screen") }
+        guard body[20] > 0, screens + 4 <= body.count else { throw .malformedSetup("names no screen") }
         root = Self.value32(body, at: screens)
     }
 
@@ -79,7 +79,7 @@ public final class X11Connection {
         let reply = try property(name, of: window)
         guard reply[1] == 32 else { return [] }
         let count = Int(Self.value32(reply, at: 16))
-        guard reply.count >= 32 + 4 * count else { throw X11Error("GetProperty \(name): a reply cut short") }
+        guard reply.count >= 32 + 4 * count else { throw .shortReply(request: "GetProperty \(name)") }
         return (0 ..< count).map { Self.value32(reply, at: 32 + 4 * $0) }
     }
 
@@ -90,7 +90,7 @@ public final class X11Connection {
         let reply = try property(name, of: window)
         guard reply[1] == 8 else { return nil }
         let count = Int(Self.value32(reply, at: 16))
-        guard reply.count >= 32 + count else { throw X11Error("GetProperty \(name): a reply cut short") }
+        guard reply.count >= 32 + count else { throw .shortReply(request: "GetProperty \(name)") }
         return String(decoding: reply[32 ..< 32 + count], as: UTF8.self)
     }
 
@@ -150,7 +150,7 @@ public final class X11Connection {
         do {
             try socket.send(request, before: ContinuousClock.now + timeout)
         } catch {
-            throw X11Error("the X server: \(error.description)")
+            throw .socket(error)
         }
     }
 
@@ -164,7 +164,7 @@ public final class X11Connection {
             switch message[0] {
             case 0:
                 guard number == sequence else { continue }
-                throw X11Error("the X server answered request \(opcode) with error \(message[1])")
+                throw .requestFailed(opcode: opcode, code: message[1])
             case 1:
                 let extra = Int(Self.value32(message, at: 4)) * 4
                 if extra > 0 { message += try Self.read(extra, from: socket, buffer: &received, before: deadline) }
@@ -177,15 +177,15 @@ public final class X11Connection {
     }
 
     private static func read(_ count: Int, from socket: borrowing UnixStreamSocket, buffer: inout [UInt8], before deadline: ContinuousClock.Instant) throws(X11Error) -> [UInt8] {
-        guard count <= 16 << 20 else { throw X11Error("the X server announced \(count) bytes") }
+        guard count <= 16 << 20 else { throw .oversized(count) }
         while buffer.count < count {
             let more: [UInt8]
             do {
                 more = try socket.receive(before: deadline)
             } catch {
-                throw X11Error("the X server: \(error.description)")
+                throw .socket(error)
             }
-            guard !more.isEmpty else { throw X11Error("the X server closed the connection") }
+            guard !more.isEmpty else { throw .closed }
             buffer += more
         }
         defer { buffer.removeFirst(count) }

@@ -52,11 +52,15 @@ import Testing
 
     @Test("What is no entry: no group, no Type, a line that is no key, an application with nothing to run")
     func broken() {
-        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "Type=Application\n", id: "a.desktop", path: "a") }
-        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nName=x\n", id: "a.desktop", path: "a") }
-        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nnonsense\n", id: "a.desktop", path: "a") }
-        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nName=x\n", id: "a.desktop", path: "a") }
-        #expect(throws: DesktopEntryError.self) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nExec=a \"b\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.noMainGroup(file: "a")) { try DesktopEntry(parsing: "Type=Application\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.noType(file: "a")) { try DesktopEntry(parsing: "[Desktop Entry]\nName=x\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.malformedLine(file: "a", line: 3, "a line that is neither a group, a key nor a comment")) {
+            try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nnonsense\n", id: "a.desktop", path: "a")
+        }
+        #expect(throws: DesktopEntryError.noExec(file: "a")) { try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nName=x\n", id: "a.desktop", path: "a") }
+        #expect(throws: DesktopEntryError.invalidExec(file: "a", .execSyntax("a quote is not closed"))) {
+            try DesktopEntry(parsing: "[Desktop Entry]\nType=Application\nExec=a \"b\n", id: "a.desktop", path: "a")
+        }
     }
 
     @Test("Exec: quoted arguments unquoted, field codes apart from text, reserved characters outside quotes refused")
