@@ -189,7 +189,7 @@ final class SessionPlugin: RestorationPlugin {
             for (index, launch) in launches.enumerated() {
                 if index > 0 { try? await Task.sleep(for: interval) }
                 guard left() > .zero else {
-                    outcomes.append(.failure(LaunchError("\(launch.entry.id): not started: the restore's launch budget of \(Self.launchBudget) is used up")))
+                    outcomes.append(.failure(.notStartedInBudget(what: launch.entry.id, budget: Self.launchBudget)))
                     continue
                 }
                 do throws(LaunchError) {
@@ -199,7 +199,7 @@ final class SessionPlugin: RestorationPlugin {
                 }
             }
             return outcomes
-        } ?? launches.map { .failure(LaunchError("\($0.entry.id): not started within the restore's launch budget of \(Self.launchBudget)")) }
+        } ?? launches.map { .failure(.notStartedInBudget(what: $0.entry.id, budget: Self.launchBudget)) }
         let launched = ContinuousClock.now
         var detached = 0
         var failedInstances: [ObjectIdentifier: (id: String, instance: AppInstanceObject)] = [:]

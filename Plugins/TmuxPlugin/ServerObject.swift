@@ -108,7 +108,7 @@ final class ServerObject: RestorableObject, RestorationClass {
             return try await UserUnitLauncher(connection: connection, environment: environment, budget: left).launch(request)
         }
         guard let result = launched else {
-            throw LaunchError("the tmux server \(name) was not started within \(TmuxPlugin.serverStartBudget)")
+            throw LaunchError.notStartedInBudget(what: "the tmux server \(name)", budget: TmuxPlugin.serverStartBudget)
         }
         if case .detached = result {
             plugin.context.log("no user manager answers: the tmux server \(name) was started by restored and keeps its sandbox", level: .warning)

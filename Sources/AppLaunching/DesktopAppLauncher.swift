@@ -49,14 +49,14 @@ public struct DesktopAppLauncher: Sendable {
         if entry.dbusActivatable, launch.arguments == nil, let connection {
             return try await activate(launch, on: connection)
         }
-        guard let exec = entry.exec else { throw LaunchError("\(entry.id) has no Exec and no session bus answers for its D-Bus activation") }
+        guard let exec = entry.exec else { throw .noExecNorBus(entry: entry.id) }
         let path = ExecutableSearchPath.of(environment)
         if let tryExec = entry.tryExec, ProgramRun.executable(named: tryExec, in: path) == nil, !FileManager.default.isExecutableFile(atPath: tryExec) {
-            throw LaunchError("\(entry.id): \(tryExec) (its TryExec) is not installed")
+            throw .tryExecMissing(entry: entry.id, program: tryExec)
         }
         let program = exec.program
         guard program.hasPrefix("/") ? FileManager.default.isExecutableFile(atPath: program) : ProgramRun.executable(named: program, in: path) != nil else {
-            throw LaunchError("\(entry.id): \(program) is not installed (not found in PATH=\(path))")
+            throw .entry(entry.id, .notInstalled(program: program, searchPath: path))
         }
         // %f and %F take paths; %u and %U take paths or URLs (the spec allows both).
         let items = launch.items.filter { Self.mayOpen($0, with: entry) }
@@ -115,7 +115,7 @@ public struct DesktopAppLauncher: Sendable {
                 member: uris.isEmpty ? "Activate" : "Open",
                 arguments: uris.isEmpty ? [platformData] : [.strings(uris), platformData], timeout: min(.seconds(5), budget))
         } catch {
-            throw LaunchError("\(launch.entry.id): D-Bus activation of \(name) failed: \(error.message)")
+            throw .activationFailed(entry: launch.entry.id, busName: name, error)
         }
         return .activated(busName: name)
     }

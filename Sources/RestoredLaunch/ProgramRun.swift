@@ -1,5 +1,6 @@
 import CRestoredLaunchSupport
 import Glibc
+import SystemPackage
 import SystemSupport
 
 /// Runs a program to its end and keeps what it printed: for the short
@@ -52,7 +53,7 @@ public struct ProgramRun: Hashable, Sendable {
             }
         }
         guard error == 0 else {
-            throw LaunchError("cannot run \(executable) (\(String(cString: strerror(error))))")
+            throw .cannotSpawn(program: executable, Errno(rawValue: error))
         }
         let deadline = ContinuousClock.now + timeout
         var output: [UInt8] = []
@@ -68,7 +69,7 @@ public struct ProgramRun: Hashable, Sendable {
             guard remaining > .zero else {
                 kill(pid, SIGKILL)
                 _ = wait(for: pid)
-                throw LaunchError("\(arguments.joined(separator: " ")) did not finish within \(timeout) and was killed")
+                throw .timedOut(command: arguments.joined(separator: " "), after: timeout)
             }
             var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&descriptors, nfds_t(descriptors.count), remaining.pollMilliseconds)
@@ -94,7 +95,7 @@ public struct ProgramRun: Hashable, Sendable {
             guard ContinuousClock.now < deadline else {
                 kill(pid, SIGKILL)
                 _ = wait(for: pid)
-                throw LaunchError("\(arguments.joined(separator: " ")) did not finish within \(timeout) and was killed")
+                throw .timedOut(command: arguments.joined(separator: " "), after: timeout)
             }
             usleep(1000)
         }

@@ -46,7 +46,7 @@ public struct UserUnitLauncher: Sendable {
 
     /// Starts `request`; by the user manager when one answers.
     public func launch(_ request: LaunchRequest) async throws(LaunchError) -> LaunchResult {
-        guard let name = request.command.first else { throw LaunchError("\(request.unitName): no command to start") }
+        guard let name = request.command.first else { throw .noCommand(unit: request.unitName) }
         let path = try resolve(name, extraPath: request.environment["PATH"])
         if let connection, await connection.owner(of: Self.managerName) != nil {
             try await startUnit(request, executable: path, on: connection, deadline: .now + budget)
@@ -60,13 +60,13 @@ public struct UserUnitLauncher: Sendable {
     func resolve(_ program: String, extraPath: String?) throws(LaunchError) -> String {
         if program.contains("/") {
             guard program.hasPrefix("/"), access(program, X_OK) == 0 else {
-                throw LaunchError("\(program) cannot be run (it must be an absolute path to an executable)")
+                throw .notAnExecutable(program)
             }
             return program
         }
         let path = extraPath ?? ExecutableSearchPath.of(environment)
         if let found = ProgramRun.executable(named: program, in: path) { return found }
-        throw LaunchError("\(program) is not installed (not found in PATH=\(path))")
+        throw .notInstalled(program: program, searchPath: path)
     }
 
     private func startUnit(_ request: LaunchRequest, executable: String, on connection: DBusConnection, deadline: ContinuousClock.Instant) async throws(LaunchError) {
@@ -81,7 +81,7 @@ public struct UserUnitLauncher: Sendable {
                 sender: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "JobRemoved"
             ))
         } catch {
-            throw LaunchError("cannot follow the user manager's jobs (\(error.message)); \(request.unitName) is not started")
+            throw .cannotFollowJobs(unit: request.unitName, error)
         }
         var properties: [(String, DBusValue)] = [
             ("Description", .string(request.description)),
@@ -96,9 +96,9 @@ public struct UserUnitLauncher: Sendable {
         if !request.environment.isEmpty {
             properties.append(("Environment", .strings(request.environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })))
         }
-        let job: String
-        do {
-            let reply = try await connection.call(
+        let reply: [DBusValue]
+        do throws(DBusError) {
+            reply = try await connection.call(
                 destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "StartTransientUnit",
                 arguments: [
                     .string(request.unitName), .string("fail"),
@@ -107,13 +107,10 @@ public struct UserUnitLauncher: Sendable {
                 ],
                 timeout: left()
             )
-            guard let path = reply.first?.stringValue else { throw LaunchError("the user manager gave no job for \(request.unitName)") }
-            job = path
-        } catch let error as LaunchError {
-            throw error
         } catch {
-            throw LaunchError("the user manager refused to start \(request.unitName): \(error)")
+            throw .managerRefused(unit: request.unitName, error)
         }
+        guard let job = reply.first?.stringValue else { throw .noJob(unit: request.unitName) }
         // JobRemoved(id, job, unit, result): "done" once the program was executed.
         let result = await jobs.first(within: left()) { signal -> String? in
             guard let arguments = try? signal.arguments(), arguments.count == 4, arguments[1].stringValue == job else { return nil }
@@ -123,9 +120,9 @@ public struct UserUnitLauncher: Sendable {
         case "done":
             return
         case nil:
-            throw LaunchError("the user manager did not finish starting \(request.unitName) within \(budget); see systemctl --user status \(request.unitName)")
+            throw .jobUnfinished(unit: request.unitName, within: budget)
         case let result?:
-            throw LaunchError("the user manager could not start \(request.unitName) (\(result)); see journalctl --user -u \(request.unitName)")
+            throw .jobFailed(unit: request.unitName, result: result)
         }
     }
 
@@ -160,7 +157,7 @@ public struct UserUnitLauncher: Sendable {
             }
         }
         guard error == 0 else {
-            throw LaunchError("cannot start \(request.command.joined(separator: " ")) (\(String(cString: strerror(error)))), with no user manager to ask")
+            throw .cannotStartDetached(command: request.command.joined(separator: " "), Errno(rawValue: error))
         }
         return pid
     }

@@ -82,11 +82,14 @@ import Testing
         #expect(ProcessFacts.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
 
         let missing = try entry("org.example.Gone.desktop", "Exec=no-such-program-restored %f")
-        await #expect(throws: LaunchError.self) {
+        await #expect {
             _ = try await DesktopAppLauncher(connection: nil, environment: ProcessInfo.processInfo.environment).launch(DesktopLaunch(entry: missing, directory: nil, items: []))
+        } throws: { error in
+            guard case .entry("org.example.Gone.desktop", .notInstalled(program: "no-such-program-restored", _))? = error as? LaunchError else { return false }
+            return true
         }
         let tryExec = try entry("org.example.TryExec.desktop", "Exec=sleep 1\nTryExec=no-such-program-restored")
-        await #expect(throws: LaunchError.self) {
+        await #expect(throws: LaunchError.tryExecMissing(entry: "org.example.TryExec.desktop", program: "no-such-program-restored")) {
             _ = try await DesktopAppLauncher(connection: nil, environment: ProcessInfo.processInfo.environment).launch(DesktopLaunch(entry: tryExec, directory: nil, items: []))
         }
     }
