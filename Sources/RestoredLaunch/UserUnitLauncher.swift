@@ -71,9 +71,11 @@ public struct UserUnitLauncher: Sendable {
 
     private func startUnit(_ request: LaunchRequest, executable: String, on connection: DBusConnection, deadline: ContinuousClock.Instant) async throws(LaunchError) {
         func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
-        // The manager sends job signals only once a client subscribed.
+        // The manager sends job signals only once a client subscribed. Its
+        // answer is not needed, so it may take a part of the budget only.
         _ = try? await connection.call(
-            destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "Subscribe", timeout: left()
+            destination: Self.managerName, path: Self.managerPath, interface: Self.managerInterface, member: "Subscribe",
+            timeout: min(left() / 4, .seconds(2))
         )
         let jobs: AsyncStream<DBusMessage>
         do {
