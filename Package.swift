@@ -162,7 +162,7 @@ let package = Package(
         ),
         .target(
             name: "PluginSupport",
-            dependencies: ["RestoredDBus"],
+            dependencies: ["SystemSupport"],
             swiftSettings: strictSwift
         ),
         .target(

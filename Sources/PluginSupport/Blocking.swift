@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import SystemSupport
 
 /// Runs async work from a plugin callback, which the plugin host calls on
 /// its own thread (never a task's): the thread waits for the work.
@@ -22,11 +23,8 @@ public enum Blocking {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        let left = ContinuousClock.now.duration(to: deadline)
-        let (seconds, attoseconds) = max(left, .zero).components
-        // A deadline years away is waited for as a day: no wait overflows.
-        let nanoseconds = Int(min(seconds, 86_400)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else {
+        let left = ContinuousClock.now.duration(to: deadline).pollMilliseconds
+        guard done.wait(timeout: .now() + .milliseconds(Int(left))) == .success else {
             task.cancel()
             return nil
         }
