@@ -37,13 +37,20 @@ struct WindowPlacer {
         var waiting = launches.filter { !$0.placements.isEmpty }
         var placed = 0
         var used: Set<UInt32> = before
+        // What /proc says of each window's process, read once for the whole
+        // placement (it does not change while the process lives), never in
+        // the sort or the filters below.
+        var processes: [Int32: (start: UInt64, launchedFile: String?)] = [:]
         while !waiting.isEmpty {
             let windows = ((try? connection.managedWindows()) ?? []).filter { !used.contains($0.id) && $0.pid != nil }
+            for pid in Set(windows.compactMap(\.pid)) where processes[pid] == nil {
+                processes[pid] = (ProcProcess.startTime(of: pid), Self.launchedFile(of: pid))
+            }
             // New windows by their process's start, oldest first: the order launches were made in.
-            let fresh = windows.sorted { ProcProcess.startTime(of: $0.pid!) < ProcProcess.startTime(of: $1.pid!) }
+            let fresh = windows.sorted { processes[$0.pid!]!.start < processes[$1.pid!]!.start }
             var still: [(entryPath: String, placements: [WindowPlacement])] = []
             for launch in waiting {
-                let mine = fresh.filter { !used.contains($0.id) && Self.launchedFile(of: $0.pid!) == launch.entryPath }
+                let mine = fresh.filter { !used.contains($0.id) && processes[$0.pid!]?.launchedFile == launch.entryPath }
                 guard let first = mine.first else {
                     still.append(launch)
                     continue
