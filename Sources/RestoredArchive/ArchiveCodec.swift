@@ -195,6 +195,13 @@ public enum ArchiveCodec {
         public var isPartial = false
     }
 
+    /// Whether the header of `bytes`, an archive already checked
+    /// (``check(_:)``), carries the partial flag: the save left objects out.
+    public static func isMarkedPartial(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= headerLength else { return false }
+        return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) } & partialFlag != 0
+    }
+
     /// `bytes`, a complete archive, as `generation` with no restore attempt
     /// counted: the two header fields rewritten and the checksum computed
     /// again; nothing else changes. For writing an archive that arrived

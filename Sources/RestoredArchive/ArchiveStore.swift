@@ -111,34 +111,41 @@ public struct ArchiveStore: Sendable {
         try writeReportingSize(archive).archive
     }
 
-    /// ``write(_:)``, also returning the size in bytes of the file written.
-    public func writeReportingSize(_ archive: Archive) throws(ArchiveStoreError) -> (archive: Archive, byteCount: Int) {
+    /// ``write(_:)``, also returning the size in bytes of the file written
+    /// and, for a partial archive, the generation of the last complete one
+    /// kept beside it (nil when there is none).
+    public func writeReportingSize(_ archive: Archive) throws(ArchiveStoreError) -> (archive: Archive, byteCount: Int, lastComplete: UInt64?) {
         var written = archive
-        let byteCount = try writeNewGeneration(of: archive.appID, isPartial: archive.isPartial) { generation in
+        let (byteCount, lastComplete) = try writeNewGeneration(of: archive.appID, isPartial: archive.isPartial) { generation in
             written.generation = generation
             return ArchiveCodec.encode(written)
         }
-        return (written, byteCount)
+        return (written, byteCount, lastComplete)
     }
 
     /// ``write(_:)`` for an archive of `appID` already encoded and checked
     /// (``ArchiveCodec/check(_:)``), as a plugin host sends it: written with
     /// its new generation (``ArchiveCodec/restamped(_:generation:)``), not
-    /// encoded again. Returns the generation and the size written.
-    public func write(encoded bytes: [UInt8], of appID: AppID) throws(ArchiveStoreError) -> (generation: UInt64, byteCount: Int) {
+    /// encoded again. Returns the generation and the size written and, for
+    /// a partial archive, the generation of the last complete one kept
+    /// beside it.
+    public func write(encoded bytes: [UInt8], of appID: AppID) throws(ArchiveStoreError) -> (generation: UInt64, byteCount: Int, lastComplete: UInt64?) {
         var stamped: UInt64 = 0
-        let isPartial = (try? ArchiveCodec.seal(of: bytes))?.isPartial ?? false
-        let byteCount = try writeNewGeneration(of: appID, isPartial: isPartial) { generation in
+        // Checked already: its header's flag says whether it is partial.
+        let (byteCount, lastComplete) = try writeNewGeneration(of: appID, isPartial: ArchiveCodec.isMarkedPartial(bytes)) { generation in
             stamped = generation
             return ArchiveCodec.restamped(bytes, generation: generation)
         }
-        return (stamped, byteCount)
+        return (stamped, byteCount, lastComplete)
     }
 
     /// Writes the bytes `encode` makes for the next generation number; a
     /// partial archive first pins the last complete one, a complete archive
-    /// unpins it once written.
-    private func writeNewGeneration(of appID: AppID, isPartial: Bool, _ encode: (UInt64) -> [UInt8]) throws(ArchiveStoreError) -> Int {
+    /// unpins it once written. Returns the size written and the generation
+    /// of the last complete archive kept beside a partial one.
+    private func writeNewGeneration(
+        of appID: AppID, isPartial: Bool, _ encode: (UInt64) -> [UInt8]
+    ) throws(ArchiveStoreError) -> (byteCount: Int, lastComplete: UInt64?) {
         let appDirectory = try prepareDirectories(for: appID, action: .save)
         removeLeftovers(in: appDirectory)
         let currentFile = file(for: appID, generation: .current)
@@ -156,7 +163,7 @@ public struct ArchiveStore: Sendable {
             throw .archiveTooLarge(appID, size: bytes.count)
         }
         let completeFile = file(for: appID, generation: .lastComplete)
-        let pinned = isPartial ? try pinLastComplete(of: appID, current: current, previous: previous, at: completeFile) : false
+        let pin = isPartial ? try pinLastComplete(of: appID, current: current, previous: previous, at: completeFile) : (made: false, generation: nil)
         do {
             try install(
                 bytes,
@@ -169,7 +176,7 @@ public struct ArchiveStore: Sendable {
             )
         } catch {
             // The files as they were: the complete archive is current still.
-            if pinned { try? fileSystem.unlink(completeFile) }
+            if pin.made { try? fileSystem.unlink(completeFile) }
             throw error
         }
         if !isPartial {
@@ -179,15 +186,20 @@ public struct ArchiveStore: Sendable {
                 try? fileSystem.syncDirectory(appDirectory)
             }
         }
-        return bytes.count
+        return (bytes.count, pin.generation)
     }
 
     /// Gives the newest complete archive of `current` and `previous` the
     /// name `archive.complete`, unless a complete archive has it already.
     /// Throws, writing nothing, when the name cannot be made: the partial
     /// save must not rotate the complete archive away. Returns whether it
-    /// made the name.
-    private func pinLastComplete(of appID: AppID, current: Loaded, previous: Loaded, at completeFile: FilePath) throws(ArchiveStoreError) -> Bool {
+    /// made the name, and the generation the name holds (nil: none).
+    private func pinLastComplete(
+        of appID: AppID, current: Loaded, previous: Loaded, at completeFile: FilePath
+    ) throws(ArchiveStoreError) -> (made: Bool, generation: UInt64?) {
+        let pinned = load(completeFile, of: appID, sealOnly: true)
+        var pinnedGeneration: UInt64?
+        if case .sealed(let seal, _) = pinned, !seal.isPartial { pinnedGeneration = seal.generation }
         let source: (file: FilePath, generation: UInt64)
         if case .sealed(let seal, _) = current, !seal.isPartial {
             source = (file(for: appID, generation: .current), seal.generation)
@@ -195,17 +207,16 @@ public struct ArchiveStore: Sendable {
             source = (file(for: appID, generation: .previous), seal.generation)
         } else {
             // Pinned already, or no complete archive left to pin.
-            return false
+            return (false, pinnedGeneration)
         }
-        let pinned = load(completeFile, of: appID, sealOnly: true)
-        if case .sealed(let seal, _) = pinned, !seal.isPartial, seal.generation >= source.generation { return false }
+        if let pinnedGeneration, pinnedGeneration >= source.generation { return (false, pinnedGeneration) }
         if !pinned.isAbsent {
             try perform(.save, appID, .unlink, completeFile) { () throws(Errno) in try fileSystem.unlink(completeFile) }
         }
         try perform(.save, appID, .link, source.file, to: completeFile) { () throws(Errno) in
             try fileSystem.link(source.file, to: completeFile)
         }
-        return true
+        return (true, source.generation)
     }
 
     /// Replaces one generation's file of `archive`'s app with `archive` (by

@@ -93,19 +93,17 @@ public struct RestorationEngine: Sendable {
         }
         if let writing {
             do {
-                let written: (generation: UInt64, byteCount: Int)
+                let written: (generation: UInt64, byteCount: Int, lastComplete: UInt64?)
                 switch writing {
                 case .archive(let archive):
                     let stored = try store.writeReportingSize(archive)
-                    written = (stored.archive.generation, stored.byteCount)
+                    written = (stored.archive.generation, stored.byteCount, stored.lastComplete)
                 case .encoded(let bytes):
                     written = try store.write(encoded: bytes, of: appID)
                 }
                 report.outcome = .saved(generation: written.generation)
                 report.archiveBytes = written.byteCount
-                if report.isPartial {
-                    report.lastCompleteGeneration = (try? store.summary(of: appID))?.lastComplete?.generation
-                }
+                report.lastCompleteGeneration = written.lastComplete
             } catch {
                 report.outcome = .failed(error.description)
                 report.issues.append(EngineIssue(appID: appID, path: nil, message: error.description))

@@ -51,8 +51,10 @@ struct PartialArchiveTests {
         #expect(!complete.isPartial)
         let directory = store.appDirectory(for: Samples.notes)
 
-        try store.write(Self.partial("one"))
-        try store.write(Self.partial("two"))
+        #expect(try store.writeReportingSize(Self.partial("one")).lastComplete == 1)
+        let encoded = ArchiveCodec.encode(Self.partial("two"))
+        #expect(ArchiveCodec.isMarkedPartial(encoded) && !ArchiveCodec.isMarkedPartial(ArchiveCodec.encode(Samples.small())))
+        #expect(try store.write(encoded: encoded, of: Samples.notes).lastComplete == 1)
         #expect(Files.names(in: directory) == ["archive", "archive.complete", "archive.previous"])
         #expect(try store.read(Samples.notes).archive.generation == 3)
         #expect(try store.read(Samples.notes).archive.isPartial)
@@ -76,7 +78,7 @@ struct PartialArchiveTests {
         #expect(try store.read(Samples.notes).archive.restoreAttempts == currentAttempts)
 
         // A complete save: it is the last complete archive now.
-        try store.write(Samples.small(note: "whole again"))
+        #expect(try store.writeReportingSize(Samples.small(note: "whole again")).lastComplete == nil)
         #expect(Files.names(in: directory) == ["archive", "archive.previous"])
         #expect(throws: ArchiveStoreError.noArchive(Samples.notes)) { try store.read(Samples.notes, generation: .lastComplete) }
         #expect(try store.summary(of: Samples.notes).lastComplete == nil)
