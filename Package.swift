@@ -2,19 +2,23 @@
 //
 // restored: iOS-style state preservation and restoration for the Linux desktop.
 //
-// Layout (one concern per module):
-// - SDK/ (a package of its own): RestorationKit, the plugin authors' SDK, and
-//   CRestoredPlugin, the C ABI header `restored/plugin.h`.
-// - CRestoredSupport: C shims (CRC-32C), symbols prefixed `c_restored_`.
-// - CDBus, CSystemd: the system libraries libdbus-1 and libsystemd.
-// - CRestoredSessionClient: an XSMP client over libSM/libICE, symbols
-//   prefixed `c_restored_sm_`.
-// - RestoredState (in SDK/, inside libRestorationKit.so): the typed values,
-//   object paths and the keyed-container wire format, one copy shared by
-//   the host and every Swift plugin.
-// - RestoredArchive: app ids, the archive file format and its store.
-// - RestoredEngine: plugin loading and the preservation/restoration walks.
-// - Plugins/: example plugins (Swift and C) built with the package.
+// Where things are (the README's "Repository map" draws the same):
+// - SDK/ (a package of its own): RestorationKit, the plugin authors' SDK;
+//   RestoredState, the typed values and wire format shared by the host and
+//   every Swift plugin; CRestoredPlugin, the C ABI header `restored/plugin.h`.
+// - Sources/: restored itself, and what it shares with its plugins:
+//   the daemon, restored-ctl, the plugin hosts, the engine and archives,
+//   D-Bus, systemd, the logout signals, and the system helpers.
+// - Plugins/: the plugins built with the package (tmux, the session, the
+//   authors' examples), and in Plugins/Libraries/ the libraries that only
+//   plugins use (tmux, Neovim, desktop entries, app discovery and launch).
+// - Tests/, Benchmarks/: tests and the plugins and tools only they use.
+//
+// Names: `Restored…` is restored's own (the daemon's side); a library for
+// plugins is named for what it speaks to or does (TmuxControl,
+// DesktopEntries, UnitLaunching); `C…` is C (a shim whose symbols are
+// prefixed `c_restored_`, or a system library); a plugin ends in `Plugin`;
+// a test target is its module's name and `Tests`.
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -28,6 +32,66 @@ let strictSwift: [SwiftSetting] = [
 // checks still apply.
 let hotPathSwift = strictSwift + [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
+// The packages the targets below use.
+let system = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let restorationKit = Target.Dependency.product(name: "RestorationKit", package: "SDK")
+let pluginHeader = Target.Dependency.product(name: "CRestoredPlugin", package: "SDK")
+
+/// A Swift module of restored in `Sources/`.
+func module(_ name: String, _ dependencies: [Target.Dependency] = [], settings: [SwiftSetting] = strictSwift) -> Target {
+    .target(name: name, dependencies: dependencies, swiftSettings: settings)
+}
+
+/// A library only plugins use, in `Plugins/Libraries/`.
+func pluginLibrary(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Plugins/Libraries/\(name)", swiftSettings: strictSwift)
+}
+
+/// A plugin (a shared object restored loads) at `path`, in Swift or C
+/// (the Swift settings do not touch a C target).
+func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -> Target {
+    .target(name: name, dependencies: dependencies, path: path, swiftSettings: strictSwift)
+}
+
+/// The plugins built with the package: (name, dependencies, directory).
+let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
+    // The real plugins.
+    ("TmuxPlugin", ["TmuxControl", "NeovimControl", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", ["AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    // Examples for plugin authors (SDK/README.md).
+    ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
+    ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
+    ("ExampleCounterPlugin", [pluginHeader], "Plugins/ExampleCounterPlugin"),
+    // The synthetic app the benchmarks preserve and restore.
+    ("SyntheticPlugin", [restorationKit], "Benchmarks/SyntheticPlugin"),
+    // Plugins that exist for the tests: scenarios and each kind of mistake.
+    ("TestScenarioPlugin", [restorationKit], "Tests/Plugins/TestScenarioPlugin"),
+    ("TestPluginWrongABI", [pluginHeader], "Tests/Plugins/TestPluginWrongABI"),
+    ("TestPluginInvalidAppID", [pluginHeader], "Tests/Plugins/TestPluginInvalidAppID"),
+    ("TestPluginNoSymbol", [], "Tests/Plugins/TestPluginNoSymbol"),
+    ("TestPluginCrashOnLoad", [], "Tests/Plugins/TestPluginCrashOnLoad"),
+    ("TestPluginMissingCallback", [pluginHeader], "Tests/Plugins/TestPluginMissingCallback"),
+    ("TestFaultyPlugin", [pluginHeader], "Tests/Plugins/TestFaultyPlugin"),
+    ("TestPluginMistakes", [pluginHeader], "Tests/Plugins/TestPluginMistakes"),
+]
+
+/// A test target, `Tests/<name>`.
+func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
+    .testTarget(name: name, dependencies: dependencies, exclude: exclude, swiftSettings: strictSwift)
+}
+
+/// An executable installed in PREFIX/bin, which finds the SDK runtime in
+/// PREFIX/lib/restored.
+func installedExecutable(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name, dependencies: dependencies, swiftSettings: strictSwift,
+        linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/restored"])]
+    )
+}
+
 let package = Package(
     name: "restored",
     products: [
@@ -37,21 +101,7 @@ let package = Package(
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
-        .library(name: "ExampleNotesPlugin", type: .dynamic, targets: ["ExampleNotesPlugin"]),
-        .library(name: "ExampleHelloPlugin", type: .dynamic, targets: ["ExampleHelloPlugin"]),
-        .library(name: "ExampleCounterPlugin", type: .dynamic, targets: ["ExampleCounterPlugin"]),
-        .library(name: "TmuxPlugin", type: .dynamic, targets: ["TmuxPlugin"]),
-        .library(name: "SessionPlugin", type: .dynamic, targets: ["SessionPlugin"]),
-        .library(name: "SyntheticPlugin", type: .dynamic, targets: ["SyntheticPlugin"]),
-        .library(name: "TestScenarioPlugin", type: .dynamic, targets: ["TestScenarioPlugin"]),
-        .library(name: "TestPluginWrongABI", type: .dynamic, targets: ["TestPluginWrongABI"]),
-        .library(name: "TestPluginInvalidAppID", type: .dynamic, targets: ["TestPluginInvalidAppID"]),
-        .library(name: "TestPluginNoSymbol", type: .dynamic, targets: ["TestPluginNoSymbol"]),
-        .library(name: "TestPluginCrashOnLoad", type: .dynamic, targets: ["TestPluginCrashOnLoad"]),
-        .library(name: "TestPluginMissingCallback", type: .dynamic, targets: ["TestPluginMissingCallback"]),
-        .library(name: "TestFaultyPlugin", type: .dynamic, targets: ["TestFaultyPlugin"]),
-        .library(name: "TestPluginMistakes", type: .dynamic, targets: ["TestPluginMistakes"]),
-    ],
+    ] + plugins.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
     dependencies: [
         .package(path: "SDK"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,518 +110,108 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // C shims and system libraries.
+        // C: shims (symbols prefixed `c_restored_`) and system libraries.
         .target(name: "CRestoredSupport"),
         .target(name: "CRestoredHostSupport"),
-        .target(name: "CRestoredLaunchSupport"),
+        .target(name: "CRestoredProcess"),
         // An XSMP client over libSM/libICE (Debian's libsm-dev).
-        .target(
-            name: "CRestoredSessionClient",
-            linkerSettings: [.linkedLibrary("SM"), .linkedLibrary("ICE")]
-        ),
-        .systemLibrary(
-            name: "CDBus",
-            pkgConfig: "dbus-1",
-            providers: [.apt(["libdbus-1-dev"])]
-        ),
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
+        .target(name: "CRestoredSessionClient", linkerSettings: [.linkedLibrary("SM"), .linkedLibrary("ICE")]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
-        // Core modules.
-        .target(
-            name: "RestoredArchive",
-            dependencies: [
-                "CRestoredSupport",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "RestoredEngine",
-            dependencies: [
-                "RestoredArchive",
-                "CRestoredHostSupport",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "CRestoredPlugin", package: "SDK"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: hotPathSwift
-        ),
+        // The system, under every layer: poll timeouts, program names, the
+        // search path, XDG directories, option lists; child processes
+        // (one posix_spawn, reaped through a pidfd); unix sockets with
+        // deadlines and buffered reads.
+        module("SystemSupport"),
+        module("ProcessSpawning", ["CRestoredProcess", "SystemSupport", system]),
+        module("UnixSocket", ["SystemSupport", system]),
+        module("X11Client", ["UnixSocket", system]),
 
-        // What restored and its plugin hosts say to each other.
-        .target(
-            name: "RestoredHostProtocol",
-            dependencies: [
-                "SystemSupport",
-                "RestoredEngine",
-                "RestoredArchive",
-                .product(name: "RestorationKit", package: "SDK"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        // restored's side of the plugin hosts: helper processes and their faults.
-        .target(
-            name: "RestoredPluginHosting",
-            dependencies: [
-                "SystemSupport",
-                "RestoredHostProtocol",
-                "RestoredLaunch",
-                "RestoredEngine",
-                "RestoredArchive",
-                "CRestoredHostSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "RestoredLaunch",
-            dependencies: [
-                "RestoredDBus",
-                "SystemSupport",
-                "CRestoredLaunchSupport",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .target(name: "MessagePack", swiftSettings: strictSwift),
-        .target(name: "SavedText", swiftSettings: strictSwift),
-        .target(
-            name: "X11Client",
-            dependencies: ["UnixSocket", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "UnixSocket",
-            dependencies: ["SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift
-        ),
-        .target(name: "DesktopEntries", swiftSettings: strictSwift),
-        // The small helpers over the system every layer shares: poll
-        // timeouts from durations, program names, the fallback PATH.
-        .target(name: "SystemSupport", swiftSettings: strictSwift),
-        .target(
-            name: "AppLaunching",
-            dependencies: ["DesktopEntries", "RestoredLaunch", "RestoredDBus", "SavedText", "SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "PluginSupport",
-            dependencies: ["SystemSupport"],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "AppDiscovery",
-            dependencies: ["DesktopEntries", "ProcFiles", "RestoredLaunch", "SystemSupport"],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "ProcFiles",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "NeovimControl",
-            dependencies: ["MessagePack", "ProcFiles", "UnixSocket", "SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "TmuxControl",
-            dependencies: ["RestoredLaunch", "ProcFiles", "SavedText", "SystemSupport", .product(name: "SystemPackage", package: "swift-system")],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "RestoredDBus",
-            dependencies: [
-                "SystemSupport",
-                "CDBus",
-                "CRestoredSupport",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "LogoutSignals",
-            dependencies: [
-                "CRestoredSessionClient",
-                "RestoredDBus",
-                "UnixSocket",
-                "X11Client",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "RestoredDaemon",
-            dependencies: [
-                "LogoutSignals",
-                "RestoredDBus",
-                "RestoredEngine",
-                "RestoredArchive",
-                "RestoredSystemd",
-                "RestoredHostProtocol",
-                "RestoredPluginHosting",
-                "UnixSocket",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
+        // The engine and its archives.
+        module("RestoredArchive", ["CRestoredSupport", restorationKit, system]),
+        module("RestoredEngine", ["RestoredArchive", "CRestoredHostSupport", restorationKit, pluginHeader, logging, system], settings: hotPathSwift),
+
+        // Plugin hosts: what restored and its helpers say to each other, and
+        // restored's side of the helper processes and their faults.
+        module("RestoredHostProtocol", ["SystemSupport", "RestoredEngine", "RestoredArchive", restorationKit]),
+        module("RestoredPluginHosting", ["SystemSupport", "ProcessSpawning", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", logging, system]),
+
+        // The daemon and what it listens to.
+        module("RestoredDBus", ["SystemSupport", "CDBus", "CRestoredSupport", logging]),
+        module("RestoredSystemd", ["CSystemd", logging]),
+        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "UnixSocket", "X11Client", system]),
+        module("RestoredDaemon", [
+            "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
+            "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", logging, serviceLifecycle, system,
+        ]),
         // restored-ctl's model of the admin API and the archives.
-        .target(
-            name: "RestoredControl",
-            dependencies: [
-                "RestoredDBus",
-                "RestoredArchive",
-                "RestoredEngine",
-                "RestoredHostProtocol",
-                "RestoredPluginHosting",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "RestoredSystemd",
-            dependencies: [
-                "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSwift
-        ),
+        module("RestoredControl", [
+            "RestoredDBus", "RestoredArchive", "RestoredEngine", "RestoredHostProtocol", "RestoredPluginHosting",
+            restorationKit, logging, system,
+        ]),
+
+        // The libraries only plugins use (Plugins/Libraries/).
+        pluginLibrary("SavedText"),
+        pluginLibrary("MessagePack"),
+        pluginLibrary("DesktopEntries", ["SystemSupport"]),
+        pluginLibrary("ProcFiles", [system]),
+        pluginLibrary("PluginSupport", ["SystemSupport"]),
+        pluginLibrary("UnitLaunching", ["RestoredDBus", "ProcessSpawning", "SystemSupport", system]),
+        pluginLibrary("AppDiscovery", ["DesktopEntries", "ProcFiles", "UnitLaunching", "SystemSupport"]),
+        pluginLibrary("AppLaunching", ["DesktopEntries", "UnitLaunching", "RestoredDBus", "SavedText", "SystemSupport", system]),
+        pluginLibrary("NeovimControl", ["MessagePack", "ProcFiles", "UnixSocket", "SystemSupport", system]),
+        pluginLibrary("TmuxControl", ["ProcessSpawning", "ProcFiles", "SavedText", "SystemSupport", system]),
 
         // Executables.
-        .executableTarget(
-            name: "Restored",
-            dependencies: [
-                "RestoredDaemon",
-                "RestoredPluginHosting",
-                "RestoredEngine",
-                "RestoredArchive",
-                "RestoredSystemd",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift,
-            // Installed in PREFIX/bin, the SDK runtime in PREFIX/lib/restored.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/restored"])]
-        ),
+        installedExecutable("Restored", [
+            "RestoredDaemon", "RestoredPluginHosting", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
+            argumentParser, logging, serviceLifecycle, system,
+        ]),
+        installedExecutable("RestoredCtl", ["RestoredControl", "RestoredArchive", "RestoredEngine", argumentParser, system]),
         // One plugin's helper process. Installed in PREFIX/libexec/restored,
         // it finds the SDK runtime in PREFIX/lib/restored through its RUNPATH
         // (and beside itself in the build directory).
         .executableTarget(
             name: "RestoredPluginHost",
-            dependencies: [
-                "RestoredEngine",
-                "RestoredArchive",
-                "RestoredHostProtocol",
-                "RestoredSystemd",
-                "CRestoredHostSupport",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["RestoredEngine", "RestoredArchive", "RestoredHostProtocol", "RestoredSystemd", "CRestoredHostSupport", logging],
             swiftSettings: strictSwift,
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../lib/restored"])]
         ),
-        .executableTarget(
-            name: "RestoredCtl",
-            dependencies: [
-                "RestoredControl",
-                "RestoredArchive",
-                "RestoredEngine",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift,
-            // Installed in PREFIX/bin, the SDK runtime in PREFIX/lib/restored.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/restored"])]
-        ),
-        .executableTarget(
-            name: "RestoredDemo",
-            dependencies: [
-                "RestoredEngine",
-                "RestoredArchive",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
+        .executableTarget(name: "RestoredDemo", dependencies: ["RestoredEngine", "RestoredArchive", argumentParser, logging, system], swiftSettings: strictSwift),
         .executableTarget(
             name: "RestoredBench",
             dependencies: [
-                "TmuxControl",
-                "AppDiscovery",
-                "DesktopEntries",
-                "RestoredLaunch",
-                "RestoredEngine",
-                "RestoredArchive",
-                "RestoredDBus",
+                "TmuxControl", "AppDiscovery", "DesktopEntries", "ProcFiles", "ProcessSpawning", "UnitLaunching",
+                "RestoredEngine", "RestoredArchive", "RestoredDBus",
                 // The private buses, logind's mock and the notify socket of the tests.
                 "RestoredTestSupport",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                restorationKit, argumentParser, logging, system,
             ],
             swiftSettings: strictSwift
         ),
-        // The synthetic app the benchmarks preserve and restore.
-        .target(
-            name: "SyntheticPlugin",
-            dependencies: [.product(name: "RestorationKit", package: "SDK")],
-            path: "Benchmarks/SyntheticPlugin",
-            swiftSettings: strictSwift
-        ),
-
-        // Plugins built by this package: examples for authors.
-        .target(
-            name: "ExampleHelloPlugin",
-            dependencies: [.product(name: "RestorationKit", package: "SDK")],
-            path: "Plugins/ExampleHelloPlugin",
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "ExampleNotesPlugin",
-            dependencies: [.product(name: "RestorationKit", package: "SDK")],
-            path: "Plugins/ExampleNotesPlugin",
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "TmuxPlugin",
-            dependencies: [
-                "TmuxControl",
-                "NeovimControl",
-                "PluginSupport",
-                "MessagePack",
-                "RestoredLaunch",
-                "RestoredDBus",
-                "SavedText",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            path: "Plugins/TmuxPlugin",
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "SessionPlugin",
-            dependencies: [
-                "AppDiscovery",
-                "AppLaunching",
-                "DesktopEntries",
-                "PluginSupport",
-                "ProcFiles",
-                "TmuxControl",
-                "X11Client",
-                "RestoredLaunch",
-                "RestoredDBus",
-                "SavedText",
-                .product(name: "RestorationKit", package: "SDK"),
-            ],
-            path: "Plugins/SessionPlugin",
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "ExampleCounterPlugin",
-            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
-            path: "Plugins/ExampleCounterPlugin"
-        ),
-
-        // Plugins that exist for the tests.
-        .target(
-            name: "TestScenarioPlugin",
-            dependencies: [.product(name: "RestorationKit", package: "SDK")],
-            path: "Tests/Plugins/TestScenarioPlugin",
-            swiftSettings: strictSwift
-        ),
-        .target(
-            name: "TestPluginWrongABI",
-            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
-            path: "Tests/Plugins/TestPluginWrongABI"
-        ),
-        .target(
-            name: "TestPluginInvalidAppID",
-            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
-            path: "Tests/Plugins/TestPluginInvalidAppID"
-        ),
-        .target(
-            name: "TestPluginNoSymbol",
-            path: "Tests/Plugins/TestPluginNoSymbol"
-        ),
-        .executableTarget(
-            name: "RestoredTestSeccomp",
-            path: "Tests/Tools/SeccompRun"
-        ),
-        .target(
-            name: "TestPluginCrashOnLoad",
-            path: "Tests/Plugins/TestPluginCrashOnLoad"
-        ),
-        .target(
-            name: "TestPluginMissingCallback",
-            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
-            path: "Tests/Plugins/TestPluginMissingCallback"
-        ),
-
-        .target(
-            name: "TestFaultyPlugin",
-            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
-            path: "Tests/Plugins/TestFaultyPlugin"
-        ),
-        .target(
-            name: "TestPluginMistakes",
-            dependencies: [.product(name: "CRestoredPlugin", package: "SDK")],
-            path: "Tests/Plugins/TestPluginMistakes"
-        ),
+        // Runs a program under restored's seccomp filter, for the tests.
+        .executableTarget(name: "RestoredTestSeccomp", path: "Tests/Tools/SeccompRun"),
 
         // Tests.
-        .target(
-            name: "RestoredTestSupport",
-            dependencies: ["RestoredDBus", "X11Client"],
-            path: "Tests/RestoredTestSupport",
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredDaemonTests",
-            dependencies: [
-                "LogoutSignals",
-                "X11Client",
-                "NeovimControl",
-                "RestoredLaunch",
-                "RestoredDaemon",
-                "RestoredEngine",
-                "RestoredPluginHosting",
-                "RestoredArchive",
-                "RestoredDBus",
-                "RestoredTestSupport",
-                "TmuxControl",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredCtlTests",
-            dependencies: [
-                "RestoredArchive",
-                "RestoredControl",
-                "RestoredTestSupport",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            exclude: ["Expected"],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredLaunchTests",
-            dependencies: [
-                "RestoredLaunch",
-                "PluginSupport",
-                "SystemSupport",
-                "RestoredDBus",
-                "RestoredTestSupport",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "DesktopEntriesTests",
-            dependencies: ["DesktopEntries", "AppDiscovery", "AppLaunching", "RestoredLaunch", "RestoredDBus", "RestoredTestSupport"],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "X11ClientTests",
-            dependencies: ["X11Client", "RestoredTestSupport"],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "NeovimControlTests",
-            dependencies: [
-                "NeovimControl",
-                "ProcFiles",
-                "TmuxControl",
-                "MessagePack",
-                "RestoredTestSupport",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "TmuxControlTests",
-            dependencies: [
-                "TmuxControl",
-                "RestoredLaunch",
-                "RestoredTestSupport",
-                "SavedText",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredPluginHostingTests",
-            dependencies: [
-                "RestoredPluginHosting",
-                "RestoredHostProtocol",
-                "RestoredEngine",
-                "RestoredArchive",
-                "RestoredTestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredDBusTests",
-            dependencies: [
-                "RestoredDBus",
-                "RestoredTestSupport",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredSystemdTests",
-            dependencies: [
-                "RestoredSystemd",
-                "RestoredTestSupport",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredStateTests",
-            dependencies: [.product(name: "RestorationKit", package: "SDK")],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredArchiveTests",
-            dependencies: [
-                "RestoredArchive",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "RestoredEngineTests",
-            dependencies: [
-                "RestoredEngine",
-                "RestoredArchive",
-                .product(name: "RestorationKit", package: "SDK"),
-                .product(name: "CRestoredPlugin", package: "SDK"),
-                "CDBus",
-                "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSwift
-        ),
-    ]
+        .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
+        tests("RestoredDaemonTests", [
+            "LogoutSignals", "X11Client", "NeovimControl", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
+            "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl",
+            restorationKit, system, logging,
+        ]),
+        tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),
+        tests("SystemSupportTests", ["SystemSupport", "ProcessSpawning", "UnixSocket", "RestoredTestSupport", system]),
+        tests("UnitLaunchingTests", ["UnitLaunching", "PluginSupport", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
+        tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "RestoredDBus", "RestoredTestSupport"]),
+        tests("X11ClientTests", ["X11Client", "RestoredTestSupport"]),
+        tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "MessagePack", "RestoredTestSupport", system]),
+        tests("TmuxControlTests", ["TmuxControl", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
+        tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", logging, system]),
+        tests("RestoredDBusTests", ["RestoredDBus", "RestoredTestSupport", logging]),
+        tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", logging]),
+        tests("RestoredStateTests", [restorationKit]),
+        tests("RestoredArchiveTests", ["RestoredArchive", restorationKit, system]),
+        tests("RestoredEngineTests", ["RestoredEngine", "RestoredArchive", restorationKit, pluginHeader, "CDBus", "CSystemd", logging]),
+    ] + plugins.map { plugin($0.name, $0.dependencies, path: $0.path) }
 )

@@ -5,7 +5,7 @@ import Foundation
 import PluginSupport
 import RestorationKit
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import X11Client
 
 /// The plugin's entry point: the C ABI's `restored_plugin_v1`.

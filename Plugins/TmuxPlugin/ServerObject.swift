@@ -2,7 +2,7 @@ import Foundation
 import PluginSupport
 import RestorationKit
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import SystemPackage
 import TmuxControl
 

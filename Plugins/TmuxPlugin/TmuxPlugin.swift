@@ -4,7 +4,7 @@ import NeovimControl
 import PluginSupport
 import RestorationKit
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import SavedText
 import SystemPackage
 import TmuxControl

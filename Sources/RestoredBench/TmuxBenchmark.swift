@@ -4,7 +4,8 @@ import Glibc
 import Logging
 import RestoredArchive
 import RestoredEngine
-import RestoredLaunch
+import ProcessSpawning
+import UnitLaunching
 import SystemPackage
 import TmuxControl
 

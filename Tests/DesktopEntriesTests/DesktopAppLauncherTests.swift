@@ -3,7 +3,7 @@ import AppLaunching
 import DesktopEntries
 import Foundation
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import RestoredTestSupport
 import Testing
 

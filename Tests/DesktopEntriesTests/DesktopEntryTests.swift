@@ -1,5 +1,5 @@
 import DesktopEntries
-import RestoredLaunch
+import UnitLaunching
 import Foundation
 import Testing
 

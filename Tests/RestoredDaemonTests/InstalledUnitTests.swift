@@ -1,7 +1,7 @@
 import Foundation
 import RestoredArchive
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
 import Testing

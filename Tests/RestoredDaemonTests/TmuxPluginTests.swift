@@ -2,9 +2,10 @@ import Foundation
 import NeovimControl
 import RestoredArchive
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
+import SystemSupport
 import Testing
 import TmuxControl
 
@@ -272,7 +273,7 @@ import TmuxControl
         // tmux 3.1 as far as the plugin can tell: it says so, and refuses -D.
         let bin = environment.bus.directory.path + "/old-tmux"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        let real = try #require(ProgramRun.executable(named: "tmux", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
+        let real = try #require(ExecutableSearchPath.executable(named: "tmux", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
         try """
         #!/bin/sh
         for argument in "$@"; do

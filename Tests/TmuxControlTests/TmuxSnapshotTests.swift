@@ -1,5 +1,5 @@
 import Foundation
-import RestoredLaunch
+import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
 import Testing

@@ -1,7 +1,7 @@
-import CRestoredLaunchSupport
 import Glibc
 public import RestoredDBus
 import SystemPackage
+import ProcessSpawning
 import SystemSupport
 
 /// Starts programs for the user outside restored's sandbox.
@@ -65,7 +65,7 @@ public struct UserUnitLauncher: Sendable {
             return program
         }
         let path = extraPath ?? ExecutableSearchPath.of(environment)
-        if let found = ProgramRun.executable(named: program, in: path) { return found }
+        if let found = ExecutableSearchPath.executable(named: program, in: path) { return found }
         throw .notInstalled(program: program, searchPath: path)
     }
 
@@ -146,21 +146,13 @@ public struct UserUnitLauncher: Sendable {
 
     private func spawnDetached(_ request: LaunchRequest, executable: String) throws(LaunchError) -> Int32 {
         let merged = environment.merging(request.environment) { _, new in new }
-        let variables = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let directory = request.workingDirectory?.string ?? environment["HOME"]
-        var pid: pid_t = 0
-        let error = ProgramRun.withCStrings(request.command) { argv in
-            ProgramRun.withCStrings(variables) { envp in
-                if let directory {
-                    directory.withCString { c_restored_spawn_detached(executable, argv, envp, $0, &pid) }
-                } else {
-                    c_restored_spawn_detached(executable, argv, envp, nil, &pid)
-                }
-            }
+        do {
+            return try DetachedProcess.start(
+                FilePath(executable), arguments: request.command, environment: merged, directory: directory.map { FilePath($0) }
+            )
+        } catch {
+            throw .cannotStartDetached(command: request.command.joined(separator: " "), error)
         }
-        guard error == 0 else {
-            throw .cannotStartDetached(command: request.command.joined(separator: " "), Errno(rawValue: error))
-        }
-        return pid
     }
 }

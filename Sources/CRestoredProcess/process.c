@@ -1,14 +1,81 @@
 #define _GNU_SOURCE
-#include "c_restored_launch_support.h"
+#include "c_restored_process.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <string.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* Adds the file actions of `options`; a descriptor that must end up at its
+ * own number goes through a copy above the ones in use, since dup2 onto
+ * itself would leave close-on-exec set. `copies` receives the copies made,
+ * for the caller to close. */
+static int add_file_actions(posix_spawn_file_actions_t *actions, const c_restored_process_spawn_options *options, int copies[4]) {
+    int error = 0;
+    for (int stream = 0; stream < 3 && !error; stream++) {
+        int source = options->standard_streams[stream];
+        if (source == C_RESTORED_PROCESS_DEV_NULL) {
+            error = posix_spawn_file_actions_addopen(actions, stream, "/dev/null", stream == 0 ? O_RDONLY : O_WRONLY, 0);
+        } else if (source >= 0) {
+            if (source <= C_RESTORED_PROCESS_CHANNEL_FD) {
+                source = fcntl(source, F_DUPFD_CLOEXEC, 10);
+                if (source < 0) return errno;
+                copies[stream] = source;
+            }
+            error = posix_spawn_file_actions_adddup2(actions, source, stream);
+        }
+    }
+    int first_closed = 3;
+    if (!error && options->channel >= 0) {
+        int source = options->channel;
+        if (source <= C_RESTORED_PROCESS_CHANNEL_FD) {
+            source = fcntl(source, F_DUPFD_CLOEXEC, 10);
+            if (source < 0) return errno;
+            copies[3] = source;
+        }
+        error = posix_spawn_file_actions_adddup2(actions, source, C_RESTORED_PROCESS_CHANNEL_FD);
+        first_closed = C_RESTORED_PROCESS_CHANNEL_FD + 1;
+    }
+    if (!error) error = posix_spawn_file_actions_addclosefrom_np(actions, first_closed);
+    return error;
+}
+
+int c_restored_process_spawn(const char *path, char *const argv[], char *const envp[],
+                             const c_restored_process_spawn_options *options, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    int error = posix_spawn_file_actions_init(&actions);
+    if (error) return error;
+    posix_spawnattr_t attributes;
+    error = posix_spawnattr_init(&attributes);
+    if (error) {
+        posix_spawn_file_actions_destroy(&actions);
+        return error;
+    }
+    int copies[4] = { -1, -1, -1, -1 };
+    error = add_file_actions(&actions, options, copies);
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    if (!error) error = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (!error) error = posix_spawnattr_setsigmask(&attributes, &none);
+    if (!error && options->own_process_group) {
+        error = posix_spawnattr_setpgroup(&attributes, 0);
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    if (!error) error = posix_spawnattr_setflags(&attributes, flags);
+    if (!error) error = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    for (int i = 0; i < 4; i++) {
+        if (copies[i] >= 0) close(copies[i]);
+    }
+    return error;
+}
 
 /* Writes all of `buffer`, retrying on EINTR; async-signal-safe. */
 static void write_all(int fd, const void *buffer, size_t length) {
@@ -64,7 +131,8 @@ static void become_program(const char *path, char *const argv[], char *const env
     _exit(127);
 }
 
-int c_restored_spawn_detached(const char *path, char *const argv[], char *const envp[], const char *directory, pid_t *pid) {
+int c_restored_process_spawn_detached(const char *path, char *const argv[], char *const envp[],
+                                      const char *directory, pid_t *pid) {
     /* report: the grandchild's exec error (nothing when the exec worked);
      * pids: the grandchild's pid, from the child. */
     int report[2], pids[2];
@@ -110,40 +178,10 @@ int c_restored_spawn_detached(const char *path, char *const argv[], char *const 
     return 0;
 }
 
-int c_restored_spawn_captured(const char *path, char *const argv[], char *const envp[], int *output, int *errors, pid_t *pid) {
-    int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) != 0) return errno;
-    if (pipe2(err, O_CLOEXEC) != 0) {
-        int error = errno;
-        close(out[0]);
-        close(out[1]);
-        return error;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    int error = posix_spawn_file_actions_init(&actions);
-    if (!error) error = posix_spawnattr_init(&attributes);
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    if (!error) error = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (!error) error = posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    if (!error) error = posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    if (!error) error = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    if (!error) error = posix_spawnattr_setsigdefault(&attributes, &all);
-    if (!error) error = posix_spawnattr_setsigmask(&attributes, &none);
-    if (!error) error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    if (!error) error = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    close(err[1]);
-    if (error) {
-        close(out[0]);
-        close(err[0]);
-        return error;
-    }
-    *output = out[0];
-    *errors = err[0];
-    return 0;
+int c_restored_process_pipe(int ends[2]) {
+    return pipe2(ends, O_CLOEXEC);
+}
+
+int c_restored_process_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
 }

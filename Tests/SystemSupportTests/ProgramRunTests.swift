@@ -1,5 +1,5 @@
 import Foundation
-import RestoredLaunch
+import ProcessSpawning
 import Testing
 
 /// Running a short command to its end and keeping its output.
@@ -22,7 +22,7 @@ import Testing
         #expect {
             _ = try ProgramRun.run("/bin/sleep", arguments: ["sleep", marker], environment: [:], timeout: .milliseconds(200))
         } throws: { error in
-            (error as? LaunchError) == .timedOut(command: "sleep \(marker)", after: .milliseconds(200))
+            (error as? ProgramRunError) == .timedOut(command: "sleep \(marker)", after: .milliseconds(200))
         }
         let left = try ProgramRun.run("/usr/bin/pgrep", arguments: ["pgrep", "-f", "sleep \(marker)"], environment: [:], timeout: .seconds(30))
         #expect(left.ending == .exited(1))
@@ -30,7 +30,7 @@ import Testing
 
     @Test("A program that cannot be executed is an error naming it")
     func missing() {
-        #expect(throws: LaunchError.cannotSpawn(program: "/nonexistent/program", .noSuchFileOrDirectory)) {
+        #expect(throws: ProgramRunError.cannotSpawn(program: "/nonexistent/program", .noSuchFileOrDirectory)) {
             _ = try ProgramRun.run("/nonexistent/program", arguments: ["program"], environment: [:], timeout: .seconds(1))
         }
     }

@@ -5,10 +5,6 @@ public import SystemPackage
 /// cases apart by their case. Each says in one line what happened and, where
 /// there is one, what to do.
 public indirect enum LaunchError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// `posix_spawn` failed for a command whose output is read.
-    case cannotSpawn(program: String, Errno)
-    /// A command ran past its time and was killed.
-    case timedOut(command: String, after: Duration)
     /// A launch request with an empty command line.
     case noCommand(unit: String)
     /// A program named by a path that is no absolute path to an executable.
@@ -41,8 +37,6 @@ public indirect enum LaunchError: Error, Hashable, Sendable, CustomStringConvert
     /// One line.
     public var description: String {
         switch self {
-        case .cannotSpawn(let program, let errno): "cannot run \(program) (\(errno))"
-        case .timedOut(let command, let after): "\(command) did not finish within \(after) and was killed"
         case .noCommand(let unit): "\(unit): no command to start"
         case .notAnExecutable(let program): "\(program) cannot be run (it must be an absolute path to an executable)"
         case .notInstalled(let program, let path): "\(program) is not installed (not found in PATH=\(path))"

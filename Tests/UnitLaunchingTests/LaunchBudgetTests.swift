@@ -1,7 +1,7 @@
 import Foundation
 import PluginSupport
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import RestoredTestSupport
 import Testing
 

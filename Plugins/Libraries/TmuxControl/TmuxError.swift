@@ -1,4 +1,4 @@
-public import RestoredLaunch
+public import ProcessSpawning
 public import SystemPackage
 
 /// Why a tmux server could not be read or changed, with its cause: callers
@@ -6,7 +6,7 @@ public import SystemPackage
 /// one line what happened, naming the server.
 public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The tmux program could not be run, or did not end in its time.
-    case cannotRun(program: String, LaunchError)
+    case cannotRun(program: String, ProgramRunError)
     /// `tmux -V` printed no version.
     case noVersion(program: String, output: String)
     /// No server listens on the socket: it is stale (its server gone), or

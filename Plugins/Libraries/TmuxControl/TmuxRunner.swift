@@ -1,5 +1,5 @@
 import Foundation
-import RestoredLaunch
+import ProcessSpawning
 public import SystemPackage
 import SystemSupport
 
@@ -24,7 +24,7 @@ public struct TmuxRunner: Sendable {
     /// tmux is not installed.
     public init?(socket: FilePath, environment: [String: String], timeout: Duration = .seconds(5)) {
         let path = ExecutableSearchPath.of(environment)
-        guard let found = ProgramRun.executable(named: "tmux", in: path) else { return nil }
+        guard let found = ExecutableSearchPath.executable(named: "tmux", in: path) else { return nil }
         self.executable = FilePath(found)
         self.socket = socket
         self.timeout = timeout

@@ -1,7 +1,7 @@
 public import DesktopEntries
 import Foundation
 public import RestoredDBus
-public import RestoredLaunch
+public import UnitLaunching
 import SavedText
 import SystemPackage
 import SystemSupport
@@ -51,11 +51,11 @@ public struct DesktopAppLauncher: Sendable {
         }
         guard let exec = entry.exec else { throw .noExecNorBus(entry: entry.id) }
         let path = ExecutableSearchPath.of(environment)
-        if let tryExec = entry.tryExec, ProgramRun.executable(named: tryExec, in: path) == nil, !FileManager.default.isExecutableFile(atPath: tryExec) {
+        if let tryExec = entry.tryExec, ExecutableSearchPath.executable(named: tryExec, in: path) == nil, !FileManager.default.isExecutableFile(atPath: tryExec) {
             throw .tryExecMissing(entry: entry.id, program: tryExec)
         }
         let program = exec.program
-        guard program.hasPrefix("/") ? FileManager.default.isExecutableFile(atPath: program) : ProgramRun.executable(named: program, in: path) != nil else {
+        guard program.hasPrefix("/") ? FileManager.default.isExecutableFile(atPath: program) : ExecutableSearchPath.executable(named: program, in: path) != nil else {
             throw .entry(entry.id, .notInstalled(program: program, searchPath: path))
         }
         // %f and %F take paths; %u and %U take paths or URLs (the spec allows both).

@@ -1,7 +1,7 @@
 public import DesktopEntries
 import Foundation
 import Glibc
-import RestoredLaunch
+import UnitLaunching
 import SystemSupport
 
 /// Finds the running apps of one user from `/proc`, with no help from

@@ -1,6 +1,6 @@
 import Foundation
 import RestoredDBus
-import RestoredLaunch
+import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
 import Testing
