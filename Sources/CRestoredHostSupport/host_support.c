@@ -2,54 +2,12 @@
 #include "c_restored_host_support.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-int c_restored_spawn_helper(const char *path, char *const argv[], char *const envp[], int channel_fd, pid_t *pid) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    int error = posix_spawn_file_actions_init(&actions);
-    if (error) return error;
-    error = posix_spawnattr_init(&attributes);
-    if (error) {
-        posix_spawn_file_actions_destroy(&actions);
-        return error;
-    }
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    // dup2 onto itself would keep close-on-exec set: go through a higher number.
-    int moved = -1;
-    if (channel_fd == C_RESTORED_HOST_CHANNEL_FD) {
-        moved = fcntl(channel_fd, F_DUPFD_CLOEXEC, 10);
-        if (moved < 0) error = errno;
-        channel_fd = moved;
-    }
-    if (!error) error = posix_spawn_file_actions_adddup2(&actions, channel_fd, C_RESTORED_HOST_CHANNEL_FD);
-    if (!error) error = posix_spawn_file_actions_addclosefrom_np(&actions, C_RESTORED_HOST_CHANNEL_FD + 1);
-    if (!error) error = posix_spawnattr_setsigdefault(&attributes, &all);
-    if (!error) error = posix_spawnattr_setsigmask(&attributes, &none);
-    if (!error) error = posix_spawnattr_setpgroup(&attributes, 0);
-    if (!error) {
-        error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-    }
-    if (!error) error = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    if (moved >= 0) close(moved);
-    return error;
-}
-
-int c_restored_pidfd_open(pid_t pid) {
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-}
 
 int c_restored_host_bind_to_parent(pid_t expected_parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return -1;

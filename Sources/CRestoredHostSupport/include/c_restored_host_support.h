@@ -1,6 +1,6 @@
-// C shims for running plugins in helper processes: spawning a helper with a
-// clean slate, following its exit through a pidfd, and the helper's crash
-// report. Every exported symbol is prefixed `c_restored_`.
+// C shims of the plugin helper processes: binding a helper to restored's
+// life, the callback being run, and the helper's crash report (the spawn
+// is CRestoredProcess's). Every exported symbol is prefixed `c_restored_`.
 #ifndef C_RESTORED_HOST_SUPPORT_H
 #define C_RESTORED_HOST_SUPPORT_H
 
@@ -11,22 +11,8 @@
 extern "C" {
 #endif
 
-/// The descriptor number the helper's end of the channel gets in the helper.
-#define C_RESTORED_HOST_CHANNEL_FD 3
-
 /// The frame kind of a crash report (see RestoredHostProtocol's HostFrameKind).
 #define C_RESTORED_HOST_CRASH_FRAME_KIND 0xEF
-
-/// Starts `path` with `argv` and `envp` (NULL-terminated), with
-/// `channel_fd` as descriptor 3 and every other descriptor above 2 closed,
-/// every signal at its default action and none blocked, in a process group of
-/// its own (a Ctrl-C meant for the daemon does not reach its helpers before
-/// the daemon's last save). Returns 0 and sets `*pid`, or an errno value.
-int c_restored_spawn_helper(const char *path, char *const argv[], char *const envp[], int channel_fd, pid_t *pid);
-
-/// pidfd_open(2): a descriptor that becomes readable when `pid` exits.
-/// Returns it (close-on-exec), or -1 with errno set.
-int c_restored_pidfd_open(pid_t pid);
 
 /// In the helper: dies with the parent (PR_SET_PDEATHSIG, SIGKILL) and never
 /// gains privileges (PR_SET_NO_NEW_PRIVS). Returns 0, or -1 with errno set,
