@@ -47,46 +47,55 @@ public final class WindowManagerExitWatch: Sendable {
         first = try Self.subscribe(to: socket, timeout: timeout)
     }
 
-    /// A subscribed connection, and what was read past the reply.
+    /// A subscribed connection; its buffer holds what was read past the reply.
     private final class Subscription: @unchecked Sendable {
         // Unchecked: used by the watching queue alone once watching starts.
-        let connection: UnixStreamSocket
-        var reader: WindowManagerIPC.Reader
-        init(_ connection: consuming UnixStreamSocket, reader: WindowManagerIPC.Reader) {
+        var connection: UnixStreamSocket
+        init(_ connection: consuming UnixStreamSocket) {
             self.connection = connection
-            self.reader = reader
+        }
+
+        /// The next whole message, waiting until `deadline` for its bytes.
+        func nextMessage(before deadline: ContinuousClock.Instant) throws(WindowManagerIPCError) -> WindowManagerIPC.Message {
+            while true {
+                if let (message, length) = try WindowManagerIPC.firstMessage(in: connection.buffered) {
+                    connection.take(length)
+                    return message
+                }
+                do {
+                    try connection.receiveMore(before: deadline)
+                } catch .closed {
+                    throw .closed
+                } catch .timedOut {
+                    throw .timedOut
+                } catch {
+                    throw .socket(error)
+                }
+            }
         }
     }
 
     private static func subscribe(to socket: FilePath, timeout: Duration) throws(WindowManagerIPCError) -> Subscription {
-        let connection = try connect(to: socket)
-        do {
-            try connection.send(WindowManagerIPC.Message(type: WindowManagerIPC.subscribe, payload: Array(#"["shutdown"]"#.utf8)).bytes, before: .now + timeout)
-        } catch {
-            throw .socket("\(error)")
-        }
-        var reader = WindowManagerIPC.Reader()
+        let subscription = Subscription(try connect(to: socket))
         let deadline = ContinuousClock.now + timeout
-        var reply: WindowManagerIPC.Message?
-        while reply == nil {
-            let bytes: [UInt8]
-            do {
-                bytes = try connection.receive(before: deadline)
-            } catch {
-                throw .socket("\(error)")
-            }
-            guard !bytes.isEmpty else { throw .socket("the window manager closed the socket") }
-            reply = try reader.read(bytes).first { $0.type == WindowManagerIPC.subscribe }
+        do {
+            try subscription.connection.send(WindowManagerIPC.Message(type: WindowManagerIPC.subscribe, payload: Array(#"["shutdown"]"#.utf8)).bytes, before: deadline)
+        } catch {
+            throw .socket(error)
         }
-        guard succeeded(reply?.payload ?? []) else { throw .subscriptionRefused(String(decoding: reply?.payload ?? [], as: UTF8.self)) }
-        return Subscription(connection, reader: reader)
+        var reply: WindowManagerIPC.Message
+        repeat {
+            reply = try subscription.nextMessage(before: deadline)
+        } while reply.type != WindowManagerIPC.subscribe
+        guard succeeded(reply.payload) else { throw .subscriptionRefused(String(decoding: reply.payload, as: UTF8.self)) }
+        return subscription
     }
 
     private static func connect(to socket: FilePath) throws(WindowManagerIPCError) -> UnixStreamSocket {
         do {
             return try UnixStreamSocket(connectingTo: socket)
         } catch {
-            throw .socket("\(error)")
+            throw .socket(error)
         }
     }
 
@@ -99,13 +108,12 @@ public final class WindowManagerExitWatch: Sendable {
             var current = first
             var restarting = false
             while !stopped.load(ordering: .relaxed) {
-                let bytes: [UInt8]
-                do {
-                    bytes = try current.connection.receive(before: .now + .seconds(1))
-                } catch {
+                let message: WindowManagerIPC.Message
+                do throws(WindowManagerIPCError) {
+                    message = try current.nextMessage(before: .now + .seconds(1))
+                } catch .timedOut {
                     continue // no event within the second: look at `stopped` again
-                }
-                if bytes.isEmpty {
+                } catch .closed {
                     guard restarting else {
                         exiting("the window manager closed its IPC socket")
                         return
@@ -117,22 +125,19 @@ public final class WindowManagerExitWatch: Sendable {
                     current = again
                     restarting = false
                     continue
-                }
-                do {
-                    for message in try current.reader.read(bytes) where message.type == WindowManagerIPC.shutdownEvent {
-                        switch Self.change(message.payload) {
-                        case "exit":
-                            exiting("the window manager's IPC shutdown event")
-                            return
-                        case "restart":
-                            restarting = true
-                        default:
-                            break
-                        }
-                    }
                 } catch {
                     lost("\(error)")
                     return
+                }
+                guard message.type == WindowManagerIPC.shutdownEvent else { continue }
+                switch Self.change(message.payload) {
+                case "exit":
+                    exiting("the window manager's IPC shutdown event")
+                    return
+                case "restart":
+                    restarting = true
+                default:
+                    break
                 }
             }
         }

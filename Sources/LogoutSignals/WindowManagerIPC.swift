@@ -1,3 +1,5 @@
+public import UnixSocket
+
 /// The IPC messages of i3 and sway (the same protocol): `i3-ipc`, the
 /// payload's length and the message type (both 32-bit, in the machine's
 /// byte order), then the JSON payload.
@@ -36,36 +38,27 @@ public enum WindowManagerIPC {
         }
     }
 
-    /// Takes bytes as they arrive and hands out whole messages.
-    public struct Reader: Sendable {
-        private var buffer: [UInt8] = []
-
-        /// An empty reader.
-        public init() {}
-
-        /// Adds `bytes`; returns the messages they complete. Bytes that do
-        /// not start with the magic string, or a payload over 1 MiB, are a
-        /// peer that does not speak this protocol.
-        public mutating func read(_ bytes: [UInt8]) throws(WindowManagerIPCError) -> [Message] {
-            buffer += bytes
-            var messages: [Message] = []
-            while buffer.count >= WindowManagerIPC.headerSize {
-                guard buffer.starts(with: WindowManagerIPC.magic) else { throw .notTheProtocol }
-                let length = Int(Self.value32(buffer, at: 6))
-                guard length <= WindowManagerIPC.maximumPayload else { throw .notTheProtocol }
-                guard buffer.count >= WindowManagerIPC.headerSize + length else { break }
-                let type = Self.value32(buffer, at: 10)
-                messages.append(Message(type: type, payload: Array(buffer[WindowManagerIPC.headerSize ..< WindowManagerIPC.headerSize + length])))
-                buffer.removeFirst(WindowManagerIPC.headerSize + length)
-            }
-            return messages
+    /// The first whole message of `bytes` (what a socket received and no
+    /// message has taken yet) and how many bytes it takes; nil while it has
+    /// not all arrived. Bytes that do not start with the magic string, or a
+    /// payload over 1 MiB, are a peer that does not speak this protocol.
+    public static func firstMessage(in bytes: ArraySlice<UInt8>) throws(WindowManagerIPCError) -> (message: Message, length: Int)? {
+        let start = bytes.startIndex
+        guard bytes.prefix(magic.count).elementsEqual(magic.prefix(bytes.count)) else {
+            throw .notTheProtocol
         }
+        guard bytes.count >= headerSize else { return nil }
+        let length = Int(value32(bytes, at: start + 6))
+        guard length <= maximumPayload else { throw .notTheProtocol }
+        guard bytes.count >= headerSize + length else { return nil }
+        let type = value32(bytes, at: start + 10)
+        return (Message(type: type, payload: Array(bytes[(start + headerSize) ..< (start + headerSize + length)])), headerSize + length)
+    }
 
-        private static func value32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-            var value: UInt32 = 0
-            withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[offset ..< offset + 4]) }
-            return value
-        }
+    private static func value32(_ bytes: ArraySlice<UInt8>, at offset: Int) -> UInt32 {
+        var value: UInt32 = 0
+        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[offset ..< offset + 4]) }
+        return value
     }
 }
 
@@ -73,17 +66,23 @@ public enum WindowManagerIPC {
 public enum WindowManagerIPCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The peer sent bytes that are not i3/sway IPC.
     case notTheProtocol
+    /// The window manager closed the connection.
+    case closed
+    /// No message came before the deadline.
+    case timedOut
     /// The subscription was refused.
     case subscriptionRefused(String)
     /// The socket could not be used.
-    case socket(String)
+    case socket(UnixSocketError)
 
     /// One line for the log.
     public var description: String {
         switch self {
         case .notTheProtocol: "the socket does not speak i3/sway IPC"
         case .subscriptionRefused(let reply): "the window manager refused the subscription (\(reply))"
-        case .socket(let problem): problem
+        case .closed: "the window manager closed its IPC socket"
+        case .timedOut: "the window manager did not answer in time"
+        case .socket(let error): "the window manager's IPC socket: \(error)"
         }
     }
 }

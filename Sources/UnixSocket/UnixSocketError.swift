@@ -16,6 +16,10 @@ public enum UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible 
     case cannotWait(Errno)
     /// The deadline passed before the peer answered or took what was sent.
     case timedOut
+    /// The peer closed the connection before what was read had arrived.
+    case closed
+    /// The peer announced or sent more than the socket buffers unread.
+    case tooLarge(limit: Int)
 
     /// One line.
     public var description: String {
@@ -27,6 +31,8 @@ public enum UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible 
         case .cannotReceive(let errno): "cannot receive: \(errno)"
         case .cannotWait(let errno): "cannot wait: \(errno)"
         case .timedOut: "no answer in time"
+        case .closed: "the peer closed the connection"
+        case .tooLarge(let limit): "the peer sent more than \(limit) bytes at once"
         }
     }
 }

@@ -2,15 +2,27 @@ import Glibc
 public import SystemPackage
 import SystemSupport
 
-/// A connected `AF_UNIX` stream socket with deadlines: every system call
-/// of the clients of local servers (Neovim, the X server) goes through here. It never blocks: a listener
+/// A connected `AF_UNIX` stream socket with deadlines and a read buffer:
+/// every system call of the clients of local servers (Neovim, the X
+/// server, i3 and sway) goes through here. It never blocks: a listener
 /// whose queue is full refuses at once (`EAGAIN`), and sends and receives
 /// wait in `poll` until their deadline.
+///
+/// Framed protocols read through the buffer: ``read(exactly:before:)``
+/// for a known length, or ``receiveMore(before:)`` and ``buffered`` for a
+/// frame whose length is learnt as its bytes arrive. Taking bytes from the
+/// buffer never moves the rest until half of it is taken, so reading a
+/// stream costs time in proportion to its length.
 public struct UnixStreamSocket: ~Copyable {
     private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// The most bytes held unread: a peer that announces or sends more
+    /// without a frame ending is an error (``UnixSocketError/tooLarge(limit:)``), not buffered.
+    public let bufferLimit: Int
 
-    /// Connects to the socket at `path`.
-    public init(connectingTo path: FilePath) throws(UnixSocketError) {
+    /// Connects to the socket at `path`, buffering at most `bufferLimit` unread bytes.
+    public init(connectingTo path: FilePath, bufferLimit: Int = 16 << 20) throws(UnixSocketError) {
         let text = path.string
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -28,6 +40,7 @@ public struct UnixStreamSocket: ~Copyable {
             throw .cannotConnect(path, error)
         }
         self.descriptor = descriptor
+        self.bufferLimit = bufferLimit
     }
 
     deinit { close(descriptor) }
@@ -59,6 +72,44 @@ public struct UnixStreamSocket: ~Copyable {
             }
             return Array(buffer[..<count])
         }
+    }
+
+    /// The bytes received and not yet taken.
+    public var buffered: ArraySlice<UInt8> { buffer[start...] }
+
+    /// Receives what came next into ``buffered``, waiting until `deadline`
+    /// for some. Throws ``UnixSocketError/closed`` when the peer closed the
+    /// connection, and ``UnixSocketError/tooLarge(limit:)`` when the
+    /// buffer holds ``bufferLimit`` bytes already.
+    public mutating func receiveMore(before deadline: ContinuousClock.Instant) throws(UnixSocketError) {
+        guard buffer.count - start < bufferLimit else { throw .tooLarge(limit: bufferLimit) }
+        let more = try receive(before: deadline)
+        guard !more.isEmpty else { throw .closed }
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        buffer += more
+    }
+
+    /// Takes the first `count` bytes of ``buffered`` (all of them at most).
+    public mutating func take(_ count: Int) {
+        start = min(start + count, buffer.count)
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+    }
+
+    /// The next `count` bytes, receiving until `deadline` as long as they
+    /// have not all arrived. A `count` over ``bufferLimit`` is
+    /// ``UnixSocketError/tooLarge(limit:)`` at once.
+    public mutating func read(exactly count: Int, before deadline: ContinuousClock.Instant) throws(UnixSocketError) -> [UInt8] {
+        guard count <= bufferLimit else { throw .tooLarge(limit: bufferLimit) }
+        while buffer.count - start < count { try receiveMore(before: deadline) }
+        let bytes = Array(buffer[start ..< start + count])
+        take(count)
+        return bytes
     }
 
     private func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(UnixSocketError) {

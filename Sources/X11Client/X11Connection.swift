@@ -10,8 +10,7 @@ import UnixSocket
 /// It is written against the protocol itself (X Window System Protocol,
 /// version 11), in little-endian byte order, so restored needs no X library.
 public final class X11Connection {
-    private let socket: UnixStreamSocket
-    private var received: [UInt8] = []
+    private var socket: UnixStreamSocket
     private var sequence: UInt16 = 0
     /// How long each request may take.
     public let timeout: Duration
@@ -42,9 +41,9 @@ public final class X11Connection {
         } catch {
             throw .socket(error)
         }
-        let header = try Self.read(8, from: socket, buffer: &received, before: deadline)
+        let header = try Self.read(8, from: &socket, before: deadline)
         let length = Int(Self.value16(header, at: 6)) * 4
-        let body = try Self.read(length, from: socket, buffer: &received, before: deadline)
+        let body = try Self.read(length, from: &socket, before: deadline)
         guard header[0] == 1 else {
             let reason = String(decoding: body.prefix(Int(header[1])), as: UTF8.self)
             throw .refused(reason.isEmpty ? "authentication" : reason)
@@ -159,7 +158,7 @@ public final class X11Connection {
         try send(opcode: opcode, data: data, body: body)
         let deadline = ContinuousClock.now + timeout
         while true {
-            var message = try Self.read(32, from: socket, buffer: &received, before: deadline)
+            var message = try Self.read(32, from: &socket, before: deadline)
             let number = Self.value16(message, at: 2)
             switch message[0] {
             case 0:
@@ -167,7 +166,7 @@ public final class X11Connection {
                 throw .requestFailed(opcode: opcode, code: message[1])
             case 1:
                 let extra = Int(Self.value32(message, at: 4)) * 4
-                if extra > 0 { message += try Self.read(extra, from: socket, buffer: &received, before: deadline) }
+                if extra > 0 { message += try Self.read(extra, from: &socket, before: deadline) }
                 guard number == sequence else { continue }
                 return message
             default:
@@ -176,20 +175,17 @@ public final class X11Connection {
         }
     }
 
-    private static func read(_ count: Int, from socket: borrowing UnixStreamSocket, buffer: inout [UInt8], before deadline: ContinuousClock.Instant) throws(X11Error) -> [UInt8] {
-        guard count <= 16 << 20 else { throw .oversized(count) }
-        while buffer.count < count {
-            let more: [UInt8]
-            do {
-                more = try socket.receive(before: deadline)
-            } catch {
-                throw .socket(error)
-            }
-            guard !more.isEmpty else { throw .closed }
-            buffer += more
+    /// The next `count` bytes from the server.
+    private static func read(_ count: Int, from socket: inout UnixStreamSocket, before deadline: ContinuousClock.Instant) throws(X11Error) -> [UInt8] {
+        do {
+            return try socket.read(exactly: count, before: deadline)
+        } catch .closed {
+            throw .closed
+        } catch .tooLarge {
+            throw .oversized(count)
+        } catch {
+            throw .socket(error)
         }
-        defer { buffer.removeFirst(count) }
-        return Array(buffer[..<count])
     }
 
     private static func padded(_ bytes: [UInt8]) -> [UInt8] {

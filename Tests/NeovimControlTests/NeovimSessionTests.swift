@@ -240,18 +240,10 @@ import TmuxControl
             ("silent", [], { $0 == .socket(.timedOut) }),
         ]
         for (name, reply, expected) in cases {
-            let path = root + "/" + name
-            let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(listener) }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8) }
-            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-            #expect(bound == 0 && listen(listener, 1) == 0)
-            let client = try NeovimClient(socket: FilePath(path), timeout: .milliseconds(300))
-            let peer = accept(listener, nil, nil)
-            defer { close(peer) }
-            if !reply.isEmpty { _ = reply.withUnsafeBytes { write(peer, $0.baseAddress, $0.count) } }
+            let listener = try UnixListener(path: root + "/" + name)
+            let client = try NeovimClient(socket: FilePath(listener.path), timeout: .milliseconds(300))
+            listener.accept()
+            if !reply.isEmpty { listener.send(reply) }
             // Each for its own reason: garbage is no timeout.
             #expect { try client.call("nvim_get_mode") } throws: { error in (error as? NeovimError).map(expected) ?? false }
         }

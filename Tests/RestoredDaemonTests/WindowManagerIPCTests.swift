@@ -9,15 +9,21 @@ import Testing
         let shutdown = WindowManagerIPC.Message(type: WindowManagerIPC.shutdownEvent, payload: Array(#"{"change":"exit"}"#.utf8))
         let stream = subscribe.bytes + shutdown.bytes
         #expect(Array(stream.prefix(6)) == Array("i3-ipc".utf8))
+        // Every prefix of the stream: the messages wholly in it, and never one cut short.
         for cut in 0 ... stream.count {
-            var reader = WindowManagerIPC.Reader()
-            let messages = try reader.read(Array(stream[..<cut])) + reader.read(Array(stream[cut...]))
-            #expect(messages == [subscribe, shutdown], "cut at \(cut)")
+            var buffered = stream[..<cut]
+            var messages: [WindowManagerIPC.Message] = []
+            while let (message, length) = try WindowManagerIPC.firstMessage(in: buffered) {
+                messages.append(message)
+                buffered = buffered.dropFirst(length)
+            }
+            let expected = cut < subscribe.bytes.count ? [] : cut < stream.count ? [subscribe] : [subscribe, shutdown]
+            #expect(messages == expected, "cut at \(cut)")
         }
-        var reader = WindowManagerIPC.Reader()
-        #expect(throws: WindowManagerIPCError.notTheProtocol) { try reader.read(Array("HTTP/1.1 200 OK\r\n".utf8)) }
-        var huge = WindowManagerIPC.Reader()
+        #expect(throws: WindowManagerIPCError.notTheProtocol) { try WindowManagerIPC.firstMessage(in: Array("HTTP/1.1 200 OK\r\n".utf8)[...]) }
+        // Refused at its first byte already.
+        #expect(throws: WindowManagerIPCError.notTheProtocol) { try WindowManagerIPC.firstMessage(in: [0x48]) }
         let oversized = Array("i3-ipc".utf8) + [0, 0, 0, 0x10] + [0, 0, 0, 0]
-        #expect(throws: WindowManagerIPCError.notTheProtocol) { try huge.read(oversized) }
+        #expect(throws: WindowManagerIPCError.notTheProtocol) { try WindowManagerIPC.firstMessage(in: oversized[...]) }
     }
 }

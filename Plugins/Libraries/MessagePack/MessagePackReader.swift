@@ -4,8 +4,6 @@
 /// more bytes came); bytes no MessagePack value starts with, or nesting
 /// deeper than ``maximumDepth``, are a ``MessagePackError``.
 public struct MessagePackReader: Sendable {
-    /// A value that does not end within the bytes: more must come.
-
     /// How deep arrays and maps may nest: a peer's bytes must not exhaust the stack.
     public static let maximumDepth = 512
 

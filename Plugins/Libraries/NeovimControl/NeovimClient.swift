@@ -12,8 +12,8 @@ import UnixSocket
 /// once, so a Neovim that stopped answering costs one timeout, not one per
 /// call.
 public final class NeovimClient {
-    private let socket: UnixStreamSocket
-    private var received: [UInt8] = []
+    private var socket: UnixStreamSocket
+    private var framer = MessagePackFramer()
     private var nextID: Int64 = 1
     private var broken: NeovimError?
     /// How long each request may take.
@@ -26,7 +26,7 @@ public final class NeovimClient {
     /// Connects to the server at `socket`.
     public init(socket: FilePath, timeout: Duration = .seconds(2)) throws(NeovimError) {
         do {
-            self.socket = try UnixStreamSocket(connectingTo: socket)
+            self.socket = try UnixStreamSocket(connectingTo: socket, bufferLimit: Self.maximumMessageSize)
         } catch {
             throw .socket(error)
         }
@@ -98,27 +98,34 @@ public final class NeovimClient {
         return results
     }
 
+    /// The next whole message, scanned as its bytes arrive and decoded once.
     private func nextMessage(before deadline: ContinuousClock.Instant) throws(NeovimError) -> MessagePackValue {
         while true {
-            var reader = MessagePackReader(received)
+            let end: Int?
             do {
-                let value = try reader.read()
-                received.removeFirst(reader.offset)
-                return value
-            } catch .incomplete {
-                guard received.count <= Self.maximumMessageSize else {
-                    throw .messageTooLarge(limit: Self.maximumMessageSize)
-                }
-                let more: [UInt8]
-                do {
-                    more = try socket.receive(before: deadline)
-                } catch {
-                    throw .socket(error)
-                }
-                guard !more.isEmpty else { throw .closed }
-                received += more
+                end = try framer.endOfFirstValue(in: socket.buffered, limit: Self.maximumMessageSize)
+            } catch .lengthTooLarge {
+                throw .messageTooLarge(limit: Self.maximumMessageSize)
             } catch {
                 throw .notMessagePack(error)
+            }
+            if let end {
+                var reader = MessagePackReader(Array(socket.buffered.prefix(end)))
+                socket.take(end)
+                do {
+                    return try reader.read()
+                } catch {
+                    throw .notMessagePack(error)
+                }
+            }
+            do {
+                try socket.receiveMore(before: deadline)
+            } catch .closed {
+                throw .closed
+            } catch .tooLarge {
+                throw .messageTooLarge(limit: Self.maximumMessageSize)
+            } catch {
+                throw .socket(error)
             }
         }
     }
