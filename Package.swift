@@ -59,8 +59,8 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 /// The plugins built with the package: (name, dependencies, directory).
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
-    ("TmuxPlugin", ["TmuxControl", "NeovimControl", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "NeovimControl", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", ["SystemSupport", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
@@ -129,8 +129,8 @@ let package = Package(
         module("X11Client", ["UnixSocket", system]),
 
         // The engine and its archives.
-        module("RestoredArchive", ["CRestoredSupport", restorationKit, system]),
-        module("RestoredEngine", ["RestoredArchive", "CRestoredHostSupport", restorationKit, pluginHeader, logging, system], settings: hotPathSwift),
+        module("RestoredArchive", ["CRestoredSupport", "SystemSupport", restorationKit, system]),
+        module("RestoredEngine", ["RestoredArchive", "SystemSupport", "CRestoredHostSupport", restorationKit, pluginHeader, logging, system], settings: hotPathSwift),
 
         // Plugin hosts: what restored and its helpers say to each other, and
         // restored's side of the helper processes and their faults.
@@ -142,7 +142,7 @@ let package = Package(
         module("RestoredSystemd", ["CSystemd", logging]),
         module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "UnixSocket", "X11Client", system]),
         module("RestoredDaemon", [
-            "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
+            "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
             "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", logging, serviceLifecycle, system,
         ]),
         // restored-ctl's model of the admin API and the archives.

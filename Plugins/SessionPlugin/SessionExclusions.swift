@@ -1,5 +1,6 @@
 import DesktopEntries
 import Foundation
+import SystemSupport
 
 /// The apps the session plugin leaves out, each with the reason
 /// `restored-ctl show` gives for it.
@@ -45,9 +46,8 @@ struct SessionExclusions {
 
     /// The exclusions for a plugin with `options`, in `environment`.
     init(options: [String: String], environment: [String: String]) {
-        let split = { (text: String?) in Set((text ?? "").split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)) }
-        plugins = split(options["restored.apps"])
-        user = Set(split(options["exclude"]).map { $0.hasSuffix(".desktop") ? $0 : $0 + ".desktop" })
+        plugins = Set(OptionList.names(options["restored.apps"]))
+        user = Set(OptionList.names(options["exclude"]).map { $0.hasSuffix(".desktop") ? $0 : $0 + ".desktop" })
         autostart = Self.autostartIDs(environment: environment)
     }
 
@@ -68,11 +68,9 @@ struct SessionExclusions {
     /// `$XDG_CONFIG_DIRS/autostart` (default `/etc/xdg`): an autostart
     /// entry's id is its file name.
     static func autostartIDs(environment: [String: String]) -> Set<String> {
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        let configDirs = (environment["XDG_CONFIG_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg").split(separator: ":").map(String.init)
+        let directories = XDGBaseDirectories(environment: environment)
         var ids: Set<String> = []
-        for directory in [configHome] + configDirs {
+        for directory in [directories.configHome] + directories.configDirectories {
             for file in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/autostart")) ?? [] where file.hasSuffix(".desktop") {
                 ids.insert(file)
             }

@@ -8,6 +8,7 @@ import UnitLaunching
 import SavedText
 import SystemPackage
 import TmuxControl
+import SystemSupport
 
 /// The plugin's entry point: the C ABI's `restored_plugin_v1`.
 @_cdecl("restored_plugin_v1")
@@ -51,7 +52,7 @@ final class TmuxPlugin: RestorationPlugin {
         self.context = context
         environment = ProcessInfo.processInfo.environment
         policy = ProgramPolicy(option: context.options["programs"])
-        ignoredServers = Set((context.options["ignore-servers"] ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+        ignoredServers = Set(OptionList.names(context.options["ignore-servers"]))
         keepsPaneContents = ["true", "yes", "on", "1"].contains(context.options["pane-contents"]?.lowercased() ?? "")
     }
 
@@ -299,11 +300,13 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// Where the plugin writes the one-use files a restored pane reads (its
-    /// program's script, its text): `$XDG_RUNTIME_DIR`, else the temporary
-    /// directory; nil when that path holds a character a shell would read
-    /// (it is typed into the pane).
+    /// program's script, its text): `$XDG_RUNTIME_DIR`, which only the user
+    /// can enter and which goes with their session. Nil without one, or
+    /// when its path holds a character a shell would read (it is typed
+    /// into the pane): then no such file is written, and the panes come
+    /// back without their programs and text.
     var runtimeDirectory: FilePath? {
-        let directory = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
+        guard let directory = XDGBaseDirectories(environment: environment).runtimeDirectory else { return nil }
         let path = FilePath(directory).lexicallyNormalized()
         return path.isAbsolute && SavedText.isTypable(path.string) ? path : nil
     }

@@ -1,5 +1,6 @@
 public import SystemPackage
 import Glibc
+import SystemSupport
 
 /// Keeps one archive per app on disk, with the generation before it, and
 /// the last complete one while the newer saves are partial.
@@ -71,11 +72,7 @@ public struct ArchiveStore: Sendable {
     /// `$HOME/.local/state/restored` when `XDG_STATE_HOME` is unset, empty or
     /// relative (as the XDG base directory specification says).
     public static func defaultDirectory(environment: [String: String]) -> FilePath {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return FilePath(state).appending("restored")
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? passwordHome() ?? "/"
-        return FilePath(home).appending(".local/state/restored")
+        FilePath(XDGBaseDirectories(environment: environment).stateHome).appending("restored")
     }
 
     /// The directory of `appID`'s archives.
@@ -823,20 +820,5 @@ public struct ArchiveStore: Sendable {
                 directory: directory
             )
         )
-    }
-
-    /// The home directory of this process's user in the password database.
-    private static func passwordHome() -> String? {
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let path: String? = buffer.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return nil }
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            let status = getpwuid_r(geteuid(), &entry, base, storage.count, &result)
-            guard status == 0, result != nil, let home = entry.pw_dir else { return nil }
-            return String(cString: home)
-        }
-        guard let path, !path.isEmpty else { return nil }
-        return path
     }
 }

@@ -1,6 +1,7 @@
 import RestoredDBus
 import SystemPackage
 import UnixSocket
+import SystemSupport
 
 /// Whether the desktop is there for the apps of the graphical session, and
 /// the variables that reach it.
@@ -38,7 +39,7 @@ struct GraphicalSession: Sendable {
         if let manager = await managerEnvironment() {
             variables.merge(manager.filter { Self.variables.contains($0.key) }) { _, manager in manager }
         }
-        if await targetIsActive() || Self.reachesDisplay(variables, runtimeDirectory: environment["XDG_RUNTIME_DIR"]) {
+        if await targetIsActive() || Self.reachesDisplay(variables, runtimeDirectory: XDGBaseDirectories(environment: environment).runtimeDirectory) {
             return variables
         }
         return nil

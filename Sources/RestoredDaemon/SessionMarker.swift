@@ -1,5 +1,6 @@
 import Glibc
 import SystemPackage
+import SystemSupport
 
 /// The mark restored leaves in the user's runtime directory when it starts,
 /// to tell a login from a restart.
@@ -18,7 +19,7 @@ struct SessionMarker {
 
     /// The mark of `stateDirectory` in the runtime directory of `environment`.
     init(stateDirectory: FilePath, environment: [String: String]) {
-        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+        guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory else {
             file = nil
             return
         }

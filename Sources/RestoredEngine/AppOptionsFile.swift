@@ -1,5 +1,6 @@
 public import RestoredArchive
 public import SystemPackage
+import SystemSupport
 
 /// Plugins' options in configuration files a user edits without touching
 /// the systemd unit: INI files with one section per app id.
@@ -94,10 +95,8 @@ public struct AppOptionsFile: Sendable {
 
     /// The directories searched, the most important first.
     public static func directories(environment: [String: String]) -> [FilePath] {
-        let home = environment["HOME"] ?? ""
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (home + "/.config")
-        let configDirs = (environment["XDG_CONFIG_DIRS"] ?? "").split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        return ([configHome] + (configDirs.isEmpty ? ["/etc/xdg"] : configDirs)).map { FilePath($0).appending("restored") }
+        let directories = XDGBaseDirectories(environment: environment)
+        return ([directories.configHome] + directories.configDirectories).map { FilePath($0).appending("restored") }
     }
 
     /// Every option of every file in `directories` (the most important

@@ -39,11 +39,7 @@ public struct PluginLoader: Sendable {
         if let custom = environment["RESTORED_PLUGIN_PATH"] {
             directories += custom.split(separator: ":").map { FilePath(String($0)) }
         }
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            directories.append(FilePath(dataHome).appending("restored/plugins"))
-        } else if let home = environment["HOME"] {
-            directories.append(FilePath(home).appending(".local/share/restored/plugins"))
-        }
+        directories.append(FilePath(XDGBaseDirectories(environment: environment).dataHome).appending("restored/plugins"))
         if let installed = executable.flatMap(installedPluginDirectory(executable:)) { directories.append(installed) }
         for system in ["/usr/local/lib/restored/plugins", "/usr/lib/restored/plugins"] as [FilePath] where !directories.contains(system) {
             directories.append(system)
@@ -262,4 +258,5 @@ public struct PluginLoader: Sendable {
 
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif

@@ -29,3 +29,40 @@ import Testing
         #expect(ExecutableSearchPath.of(["PATH": "/opt/bin"]) == "/opt/bin")
     }
 }
+
+/// The XDG base directories and option lists, read in one place each.
+@Suite struct XDGAndOptionListTests {
+    @Test("Absolute variables are used; unset, empty and relative ones fall back to their defaults under HOME")
+    func baseDirectories() {
+        let set = XDGBaseDirectories(environment: [
+            "HOME": "/home/ann", "XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s",
+            "XDG_CONFIG_DIRS": "/etc/one:relative:/etc/two", "XDG_DATA_DIRS": "/opt/share", "XDG_RUNTIME_DIR": "/run/user/1000",
+        ])
+        #expect([set.configHome, set.dataHome, set.stateHome] == ["/c", "/d", "/s"])
+        #expect(set.configDirectories == ["/etc/one", "/etc/two"])
+        #expect(set.dataDirectories == ["/opt/share"])
+        #expect(set.runtimeDirectory == "/run/user/1000")
+        let unset = XDGBaseDirectories(environment: [
+            "HOME": "/home/ann/", "XDG_CONFIG_HOME": "", "XDG_DATA_HOME": "relative", "XDG_CONFIG_DIRS": "", "XDG_DATA_DIRS": "only:relative",
+            "XDG_RUNTIME_DIR": "run",
+        ])
+        #expect([unset.configHome, unset.dataHome, unset.stateHome] == ["/home/ann/.config", "/home/ann/.local/share", "/home/ann/.local/state"])
+        #expect(unset.configDirectories == ["/etc/xdg"])
+        #expect(unset.dataDirectories == ["/usr/local/share", "/usr/share"])
+        #expect(unset.runtimeDirectory == nil)
+    }
+
+    @Test("A relative or missing HOME is the password database's home, never the current directory")
+    func home() {
+        let home = XDGBaseDirectories(environment: ["HOME": "relative"]).home
+        #expect(home.hasPrefix("/"))
+        #expect(XDGBaseDirectories(environment: [:]).home == home)
+    }
+
+    @Test("Option lists split on commas, spaces, tabs and newlines alike, dropping empty names")
+    func optionLists() {
+        #expect(OptionList.names("less, man\t+ssh\n,,htop ") == ["less", "man", "+ssh", "htop"])
+        #expect(OptionList.names(nil) == [])
+        #expect(OptionList.names(" , ") == [])
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The desktop entries of the user, by desktop file id, as the Desktop
 /// Entry Specification finds them: `$XDG_DATA_HOME/applications` (default
@@ -18,11 +19,8 @@ public struct DesktopEntryIndex: Sendable {
 
     /// The `applications` directories for `environment`, first first.
     public static func directories(environment: [String: String]) -> [String] {
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
-        let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        return ([dataHome] + dataDirs).map { $0 + "/applications" }
+        let directories = XDGBaseDirectories(environment: environment)
+        return ([directories.dataHome] + directories.dataDirectories).map { $0 + "/applications" }
     }
 
     /// Reads every entry of `directories`.

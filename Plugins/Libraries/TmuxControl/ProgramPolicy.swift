@@ -1,4 +1,5 @@
 import SavedText
+import SystemSupport
 
 /// Which programs a restored pane starts again: an allow-list of programs
 /// that show state and are safe to run again (editors, pagers, monitors,
@@ -42,15 +43,14 @@ public struct ProgramPolicy: Hashable, Sendable {
         self.programs = programs ?? Self.defaultPrograms
     }
 
-    /// A policy from the plugin option `programs` (names separated by
-    /// blanks or commas; `+name` adds to the default list, a plain list
+    /// A policy from the plugin option `programs` (an ``OptionList``; `+name` adds to the default list, a plain list
     /// replaces it).
     public init(option: String?) {
         guard let option else {
             self.init()
             return
         }
-        let names = option.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+        let names = OptionList.names(option)
         if !names.isEmpty, names.allSatisfy({ $0.hasPrefix("+") }) {
             self.init(programs: Self.defaultPrograms.union(names.map { String($0.dropFirst()) }))
         } else {
