@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcFiles
 import Glibc
 import RestoredTestSupport
 import SystemPackage
@@ -126,7 +127,7 @@ struct AutosaveBenchmark: AsyncParsableCommand {
         defer { client.close() }
         _ = try await client.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: "Save", arguments: [.strings([])])
         try await Task.sleep(for: .seconds(1))
-        let processes = [daemon.pid] + (try SuspendBenchmark.children(of: daemon.pid))
+        let processes = [daemon.pid] + SuspendBenchmark.children(of: daemon.pid)
         let before = try processes.map(Self.reading)
         let start = ContinuousClock.now
         var round = 0
@@ -156,14 +157,10 @@ struct AutosaveBenchmark: AsyncParsableCommand {
     }
 
     static func reading(_ pid: Int32) throws -> Reading {
-        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        guard let close = stat.lastIndex(of: ")") else { throw BenchmarkFailure("cannot read /proc/\(pid)/stat") }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // utime and stime are fields 14 and 15 of stat; here after "pid (comm)".
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        let cpu = ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks * 1000
+        guard let used = ProcAccounting.cpuTicks(of: pid) else { throw BenchmarkFailure("cannot read /proc/\(pid)/stat") }
+        let cpu = Double(used) / Double(sysconf(Int32(_SC_CLK_TCK))) * 1000
         let switches = try SuspendBenchmark.contextSwitches(of: pid).values.reduce(0) { $0 + $1.count }
-        let written = try SuspendBenchmark.kibField("write_bytes:", in: "/proc/\(pid)/io")
+        let written = try SuspendBenchmark.kibField("write_bytes", inFile: "io", of: pid)
         return Reading(cpuMilliseconds: cpu, switches: switches, written: written)
     }
 }

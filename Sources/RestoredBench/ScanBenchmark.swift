@@ -2,6 +2,7 @@ import AppDiscovery
 import ArgumentParser
 import DesktopEntries
 import Foundation
+import ProcFiles
 import Glibc
 
 /// `restored-bench scan`: the session plugin's reading of `/proc` at a save
@@ -49,7 +50,7 @@ struct ScanBenchmark: ParsableCommand {
         }
         // Each has become sleep, as nobody.
         let deadline = ContinuousClock.now + .seconds(60)
-        while started.contains(where: { (try? String(contentsOfFile: "/proc/\($0.processIdentifier)/comm", encoding: .utf8)) != "sleep\n" }) {
+        while started.contains(where: { ProcFile.text(atPath: "/proc/\($0.processIdentifier)/comm") != "sleep\n" }) {
             guard ContinuousClock.now < deadline else { throw BenchmarkFailure("the processes of nobody did not start within 60 s") }
             usleep(10_000)
         }

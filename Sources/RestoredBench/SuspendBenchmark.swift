@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcFiles
 import RestoredDBus
 import RestoredTestSupport
 
@@ -141,7 +142,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(10))
         let resident = try Self.residentKiB(of: daemon.pid)
         let proportional = try Self.proportionalKiB(of: daemon.pid)
-        let helpers = try Self.children(of: daemon.pid)
+        let helpers = Self.children(of: daemon.pid)
         guard helpers.count == count else { throw BenchmarkFailure("restored has \(helpers.count) plugin hosts for \(count) apps") }
         let helpersProportional = try helpers.reduce(0) { $0 + (try Self.proportionalKiB(of: $1)) }
         let switchesBefore = try Self.contextSwitches(of: daemon.pid)
@@ -238,69 +239,40 @@ struct SuspendBenchmark: AsyncParsableCommand {
     /// The proportional set size of `pid` (shared pages divided among the
     /// processes that map them), in KiB.
     static func proportionalKiB(of pid: Int32) throws -> Int {
-        try kibField("Pss:", in: "/proc/\(pid)/smaps_rollup")
+        try kibField("Pss", inFile: "smaps_rollup", of: pid)
     }
 
-    /// A `Key:   N kB` line of a /proc file, in KiB.
-    static func kibField(_ key: String, in file: String) throws -> Int {
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchmarkFailure("no \(key) in \(file)") }
-        return kib
+    /// A `key: N` line of one of `pid`'s /proc files.
+    static func kibField(_ key: String, inFile file: String, of pid: Int32) throws -> Int {
+        guard let value = ProcAccounting.number(key, inFile: file, of: pid) else { throw BenchmarkFailure("no \(key) in /proc/\(pid)/\(file)") }
+        return value
     }
 
     /// The pids of `parent`'s children (restored's plugin hosts).
-    static func children(of parent: Int32) throws -> [Int32] {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
-            else { return false }
-            // After "pid (comm) state ppid".
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent
-        }
+    static func children(of parent: Int32) -> [Int32] {
+        ProcProcess.children(of: parent)
     }
 
     /// VmRSS of `pid`, in KiB.
     static func residentKiB(of pid: Int32) throws -> Int {
-        try kibField("VmRSS:", in: "/proc/\(pid)/status")
-    }
-
-    /// One thread's voluntary and involuntary context switches, and whether
-    /// it is libdispatch's event manager (the one thread waiting in epoll:
-    /// restored's own threads wait in poll or sigsuspend).
-    struct ThreadSwitches {
-        var count: Int
-        var isDispatchManager: Bool
+        try kibField("VmRSS", inFile: "status", of: pid)
     }
 
     /// The context switches of each thread of `pid`, by thread id.
-    static func contextSwitches(of pid: Int32) throws -> [String: ThreadSwitches] {
-        var threads: [String: ThreadSwitches] = [:]
-        for thread in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
-            let directory = "/proc/\(pid)/task/\(thread)"
-            guard let status = try? String(contentsOfFile: directory + "/status", encoding: .utf8) else { continue }
-            let waitChannel = (try? String(contentsOfFile: directory + "/wchan", encoding: .utf8)) ?? ""
-            var count = 0
-            // voluntary_ctxt_switches and nonvoluntary_ctxt_switches
-            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
-                count += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
-            }
-            threads[thread] = ThreadSwitches(count: count, isDispatchManager: waitChannel.contains("epoll"))
-        }
-        return threads
+    static func contextSwitches(of pid: Int32) throws -> [String: ProcAccounting.ThreadSwitches] {
+        guard let switches = ProcAccounting.contextSwitches(of: pid) else { throw BenchmarkFailure("cannot read the threads of \(pid)") }
+        return switches
     }
 
     /// The wake-ups between two readings, of restored's threads and of
     /// libdispatch's (its event manager and retiring workers): each thread's
     /// new switches; a thread born in between counts all of its own, one
     /// that ended counts one.
-    static func wakeups(from before: [String: ThreadSwitches], to after: [String: ThreadSwitches]) -> (restored: Int, dispatchManager: Int) {
+    static func wakeups(from before: [String: ProcAccounting.ThreadSwitches], to after: [String: ProcAccounting.ThreadSwitches]) -> (restored: Int, dispatchManager: Int) {
         var restored = 0, manager = 0
         for (thread, now) in after {
             let count = now.count - (before[thread]?.count ?? 0)
-            if now.isDispatchManager || before[thread]?.isDispatchManager == true { manager += count } else { restored += count }
+            if now.waitsInEpoll || before[thread]?.waitsInEpoll == true { manager += count } else { restored += count }
         }
         // A thread that ended is a libdispatch worker retiring after idling:
         // restored's own threads (main, one per D-Bus connection) live as

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcFiles
 import Glibc
 import Logging
 import RestoredArchive
@@ -147,8 +148,7 @@ struct TmuxBenchmark: ParsableCommand {
         let deadline = ContinuousClock.now + .seconds(30)
         // A zombie (nobody reaps a daemonized server here) counts as gone.
         func alive() -> Bool {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
-            return !stat[stat.index(after: close)...].hasPrefix(" Z")
+            ProcProcess.statFields(of: pid) != nil && !ProcAccounting.isZombie(pid)
         }
         while alive() && ContinuousClock.now < deadline { usleep(5_000) }
     }
