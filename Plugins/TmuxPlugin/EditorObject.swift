@@ -56,7 +56,7 @@ final class EditorObject: RestorableObject, RestorationClass {
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 6, let program = path.parent, let pane = program.parent,
-              plugin.restoringPrograms.contains(plugin.key(program)), let target = plugin.restoringPanes[plugin.key(pane)]
+              plugin.restore.programs.contains(program), let target = plugin.restore.panes[pane]
         else { return nil }
         let session: NeovimSession
         do {
@@ -65,7 +65,7 @@ final class EditorObject: RestorableObject, RestorationClass {
             plugin.context.log("\(path): the saved Neovim state cannot be read (\(error)); nvim starts as it was typed", level: .warning)
             return nil
         }
-        plugin.pendingEditors.append(TmuxPlugin.PendingEditor(runner: target.runner, target: target.target, session: session, path: path.description))
+        plugin.restore.editorWaits(TmuxRestore.PendingEditor(runner: target.runner, target: target.target, session: session, path: path.description))
         return EditorObject(session: session)
     }
 

@@ -63,7 +63,7 @@ final class PaneObject: RestorableObject, RestorationClass {
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 4, let saved = path.last.flatMap(Int.init), saved >= 0,
-              let parent = path.parent, var window = plugin.restoringWindows[plugin.key(parent)]
+              let parent = path.parent, var window = plugin.restore.windows[parent]
         else { return nil }
         let directory = ((try? coder.decode(String.self, forKey: "directory")) ?? nil).flatMap { $0.isEmpty ? nil : $0 }
         let title = (try? coder.decode(String.self, forKey: "title")) ?? nil
@@ -85,8 +85,10 @@ final class PaneObject: RestorableObject, RestorationClass {
         }
         // The text it showed, printed again above a new shell's prompt (only
         // when this plugin keeps pane contents).
+        var printed: FilePath?
         if plugin.keepsPaneContents, let text = (try? coder.decode(String.self, forKey: "contents")) ?? nil, !text.isEmpty,
            let file = Self.writeContents(PaneContents.printable(text), plugin: plugin) {
+            printed = file
             // tmux runs this with the user's default-shell, which may be
             // fish: it only hands a constant script to /bin/sh. The file's
             // path is the plugin's own, of characters no shell reads.
@@ -97,8 +99,7 @@ final class PaneObject: RestorableObject, RestorationClass {
         }
         // Run with the window's layout, in one tmux call per window.
         window.commands += commands
-        plugin.restoringWindows[plugin.key(parent)] = window
-        plugin.restoringPanes[plugin.key(path)] = (window.runner, target)
+        plugin.restore.paneMade(at: path, in: window, target: target, printing: printed)
         return PaneObject(index: window.lastPane)
     }
 

@@ -32,7 +32,7 @@ final class ProgramObject: RestorableObject, RestorationClass {
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 5, let parent = path.parent,
-              let pane = plugin.restoringPanes[plugin.key(parent)],
+              let pane = plugin.restore.panes[parent],
               let arguments = (try? coder.decode([String].self, forKey: "arguments")) ?? nil
         else { return nil }
         // The archive's command line is filtered again (R16): a program off
@@ -43,8 +43,7 @@ final class ProgramObject: RestorableObject, RestorationClass {
         }
         // Typed once every window has its layout (``TmuxPlugin/typePrograms()``):
         // a program started before its pane's last resize may miss it.
-        plugin.pendingPrograms.append((pane.runner, pane.target, command, parent.description))
-        plugin.restoringPrograms.insert(plugin.key(path))
+        plugin.restore.programTyped(at: path, TmuxRestore.PendingProgram(runner: pane.runner, target: pane.target, arguments: command, path: parent.description))
         return ProgramObject(arguments: command)
     }
 }

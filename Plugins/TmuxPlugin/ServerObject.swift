@@ -75,7 +75,6 @@ final class ServerObject: RestorableObject, RestorationClass {
             plugin.context.log("cannot start the tmux server \(name): \(error)", level: .error)
             return nil
         }
-        plugin.startedServers.append(name)
         return ServerObject(name: name, runner: runner)
     }
 
@@ -119,6 +118,6 @@ final class ServerObject: RestorableObject, RestorationClass {
             guard ContinuousClock.now < deadline else { throw TmuxError.serverDidNotStart(name: name, within: .seconds(10)) }
             usleep(20_000)
         }
-        if !foreground { plugin.placeholderSessions.append((runner, placeholder)) }
+        plugin.restore.serverStarted(name, placeholderSession: foreground ? nil : (runner, placeholder))
     }
 }

@@ -107,7 +107,7 @@ final class SessionObject: RestorableObject, RestorationClass {
             if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
             let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
             let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""), plugin: plugin)
-            plugin.restoringSessions[plugin.key(path)] = session
+            plugin.restore.sessionMade(session, at: path)
             return session
         } catch {
             plugin.context.log("\(path.identifiers[0]): cannot restore session \(name): \(error)", level: .error)
@@ -127,6 +127,6 @@ final class SessionObject: RestorableObject, RestorationClass {
         guard !commands.isEmpty else { return }
         // Windows are made in their own finishedRestoringState, which may
         // come after this one: these run once all of them did.
-        plugin?.sessionCommands.append((runner, commands))
+        plugin?.restore.sessionFinishes(runner: runner, commands: commands)
     }
 }

@@ -210,93 +210,32 @@ final class TmuxPlugin: RestorationPlugin {
 
     // MARK: Restoring
 
-    /// A window this restore makes: where its panes go, and the commands
-    /// that make them (run in its ``WindowObject/finishedRestoringState()``).
-    struct RestoringWindow {
-        let runner: TmuxRunner
-        let target: String
-        /// The pane tmux made with the window.
-        let firstPane: Int
-        /// The pane created last.
-        var lastPane: Int
-        /// Whether a saved pane took the first pane.
-        var firstPaneUsed = false
-        /// The commands that make its panes, run with its layout in one
-        /// tmux call once all its panes are known (``WindowObject``).
-        var commands: [[String]] = []
-    }
-
-    /// The sessions and windows created by this restore, by ``key(_:)``.
-    var restoringSessions: [String: SessionObject] = [:]
-    var restoringWindows: [String: RestoringWindow] = [:]
-    /// The panes this restore makes: their server and target, for their programs.
-    var restoringPanes: [String: (runner: TmuxRunner, target: String)] = [:]
-    /// The programs this restore types again, by ``key(_:)``.
-    var restoringPrograms: Set<String> = []
-    /// The programs to type once every window has its layout: their pane,
-    /// arguments and the pane's path.
-    var pendingPrograms: [(runner: TmuxRunner, target: String, arguments: [String], path: String)] = []
-    /// The Neovims to replay once every pane has its size: their pane and saved state.
-    var pendingEditors: [PendingEditor] = []
-
-    /// A dictionary key for `path`.
-    func key(_ path: RestorationPath) -> String {
-        path.identifiers.joined(separator: "\u{0}")
-    }
-
-    /// The tmux servers started by this restore, to say what was done.
-    var startedServers: [String] = []
-    /// What each restored session does once every window exists: the
-    /// window tmux made with it goes when unused, and the last and active
-    /// windows are selected.
-    var sessionCommands: [(runner: TmuxRunner, commands: [[String]])] = []
-
-    /// Each server's `pane-base-index`, asked once per restore.
-    private var paneBaseIndexes: [FilePath: Int] = [:]
-
-    /// The index tmux gives a new window's first pane on `runner`'s server.
-    func paneBaseIndex(of runner: TmuxRunner) throws -> Int {
-        if let known = paneBaseIndexes[runner.socket] { return known }
-        let output = try runner.run(["show-options", "-gwv", "pane-base-index"])
-        guard let index = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TmuxError.unreadableOutput(socket: runner.socket, detail: "no pane-base-index: \(output)")
-        }
-        paneBaseIndexes[runner.socket] = index
-        return index
-    }
-
-    /// The placeholder sessions of the servers this restore started as
-    /// daemons (tmux before 3.2), killed once the saved sessions exist.
-    var placeholderSessions: [(runner: TmuxRunner, session: String)] = []
+    /// The restore under way: what it made and what it still does (R9).
+    var restore = TmuxRestore()
 
     func restorationDidFinish() {
-        for (runner, commands) in sessionCommands { _ = try? runner.run(commands: commands) }
+        for (runner, commands) in restore.sessionCommands { _ = try? runner.run(commands: commands) }
         typePrograms()
         replayEditors()
         // The sessions that kept an old tmux's new server alive (see ServerObject).
-        for (runner, session) in placeholderSessions { _ = try? runner.run(["kill-session", "-t", "=\(session)"]) }
-        placeholderSessions = []
+        for (runner, session) in restore.placeholderSessions { _ = try? runner.run(["kill-session", "-t", "=\(session)"]) }
         // A server started for sessions none of which could be made has
         // nothing to show: it is stopped again rather than left empty.
-        for name in startedServers {
+        for name in restore.startedServers {
             guard let runner = runner(for: socket(named: name)) else { continue }
             if ((try? runner.run(["list-sessions", "-F", "x"])) ?? "").isEmpty {
                 _ = try? runner.run(["kill-server"])
                 context.log("the tmux server \(name) was started, but none of its sessions could be restored: it is stopped again", level: .warning)
             }
         }
-        if !startedServers.isEmpty {
-            context.log("started tmux server \(startedServers.joined(separator: ", "))", level: .info)
+        if !restore.startedServers.isEmpty {
+            context.log("started tmux server \(restore.startedServers.joined(separator: ", "))", level: .info)
         }
-        startedServers = []
-        restoringSessions = [:]
-        restoringWindows = [:]
-        restoringPanes = [:]
-        restoringPrograms = []
-        paneBaseIndexes = [:]
-        sessionCommands = []
-        pendingPrograms = []
-        pendingEditors = []
+        // A pane's text that no shell will print (its window failed) is
+        // not left behind. The shells that do print theirs had the programs'
+        // and Neovims' waits above to do it.
+        for file in restore.unprintedFiles { unlink(file.string) }
+        restore = TmuxRestore()
     }
 
     /// Where the plugin writes the one-use files a restored pane reads (its
@@ -317,7 +256,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// holding the arguments (``PaneProgramScript``), never the arguments.
     func typePrograms() {
         let deadline = ContinuousClock.now + .seconds(2)
-        for program in pendingPrograms {
+        for program in restore.pendingPrograms {
             var script: PaneProgramScript?
             do {
                 guard let directory = runtimeDirectory else {
@@ -338,7 +277,7 @@ final class TmuxPlugin: RestorationPlugin {
                 if let script { unlink(script.path.string) }
                 context.log("\(program.path): cannot start \(program.arguments.first ?? ""): \(error)", level: .warning)
                 // No nvim will come up there: its state waits for nothing.
-                pendingEditors.removeAll { $0.target == program.target && $0.runner.socket == program.runner.socket }
+                restore.programNotTyped(program)
             }
         }
     }
@@ -347,24 +286,14 @@ final class TmuxPlugin: RestorationPlugin {
     /// (a hang guard on a loaded machine).
     static let editorStartTimeout: Duration = .seconds(15)
 
-    /// A Neovim state waiting for its nvim: the pane, the saved state, the
-    /// object's path, and the pane's first process once known.
-    struct PendingEditor {
-        let runner: TmuxRunner
-        let target: String
-        let session: NeovimSession
-        let path: String
-        var panePID: Int32?
-    }
-
     /// Replays each pending Neovim's state into the nvim its pane now runs,
     /// each as soon as it listens: the panes are watched together, so a
     /// Neovim that never comes costs the others nothing.
     func replayEditors() {
         let deadline = ContinuousClock.now + Self.editorStartTimeout
-        var waiting = pendingEditors
+        var waiting = restore.pendingEditors
         while !waiting.isEmpty {
-            var still: [PendingEditor] = []
+            var still: [TmuxRestore.PendingEditor] = []
             for var pending in waiting {
                 do {
                     guard let socket = try editorSocket(for: &pending) else {
@@ -389,7 +318,7 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// Replays `pending` into the nvim listening on `socket`.
-    private func replay(_ pending: PendingEditor, at socket: FilePath) throws {
+    private func replay(_ pending: TmuxRestore.PendingEditor, at socket: FilePath) throws {
         let client = try NeovimClient(socket: socket, timeout: .seconds(3))
         // A Neovim asking its user something as it starts (a swap file of
         // the file it was typed with) is left to the user: their answer
@@ -407,7 +336,7 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// The socket of the nvim `pending`'s pane runs; nil while it runs none yet.
-    private func editorSocket(for pending: inout PendingEditor) throws -> FilePath? {
+    private func editorSocket(for pending: inout TmuxRestore.PendingEditor) throws -> FilePath? {
         if pending.panePID == nil {
             let output = try pending.runner.run(["display-message", "-p", "-t", pending.target, "#{pane_pid}"])
             guard let pid = Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -25,7 +25,7 @@ final class WindowObject: RestorableObject, RestorationClass {
     private var runner: TmuxRunner?
     private var target = ""
     private weak var plugin: TmuxPlugin?
-    private var key = ""
+    private var path: RestorationPath?
 
     var restorationChildren: [any RestorableObject] { panes }
 
@@ -48,12 +48,12 @@ final class WindowObject: RestorableObject, RestorationClass {
         lastPane = panes.first { $0.isLast }
     }
 
-    private init(index: Int, runner: TmuxRunner, target: String, plugin: TmuxPlugin, key: String) {
+    private init(index: Int, runner: TmuxRunner, target: String, plugin: TmuxPlugin, path: RestorationPath) {
         restorationIdentifier = String(index)
         self.runner = runner
         self.target = target
         self.plugin = plugin
-        self.key = key
+        self.path = path
         isActive = false
         isLast = false
     }
@@ -80,7 +80,7 @@ final class WindowObject: RestorableObject, RestorationClass {
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         guard let plugin = coder.plugin as? TmuxPlugin, path.components.count == 3, let index = path.last.flatMap(Int.init), index >= 0,
-              let parent = path.parent, let session = plugin.restoringSessions[plugin.key(parent)],
+              let parent = path.parent, let session = plugin.restore.sessions[parent],
               let runner = plugin.runner(for: plugin.socket(named: path.identifiers[0]))
         else { return nil }
         let target = "\(session.target)\(index)"
@@ -89,7 +89,7 @@ final class WindowObject: RestorableObject, RestorationClass {
         // The pane tmux makes with the window, whatever pane-base-index says.
         let firstPane: Int
         do {
-            firstPane = try plugin.paneBaseIndex(of: runner)
+            firstPane = try plugin.restore.paneBaseIndex(of: runner)
         } catch {
             plugin.context.log("\(path): cannot restore the window: \(error)", level: .error)
             return nil
@@ -110,17 +110,17 @@ final class WindowObject: RestorableObject, RestorationClass {
         // Named by rename-window: `new-window -n` read formats in some
         // versions and not in others (``TmuxLiteral``).
         if let name { commands.append(["rename-window", "-t", target, plugin.literal(SavedText.printable(name), for: .name, runner: runner)]) }
-        var window = TmuxPlugin.RestoringWindow(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
+        var window = TmuxRestore.Window(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
         window.commands = commands
-        plugin.restoringWindows[plugin.key(path)] = window
-        return WindowObject(index: index, runner: runner, target: target, plugin: plugin, key: plugin.key(path))
+        plugin.restore.windowMade(window, at: path)
+        return WindowObject(index: index, runner: runner, target: target, plugin: plugin, path: path)
     }
 
     /// Makes the window and its panes and applies its layout, zoom and
     /// active and last panes, in one tmux call.
     func finishedRestoringState() {
         guard let runner else { return }
-        let making = plugin?.restoringWindows[key]?.commands ?? []
+        let making = path.flatMap { plugin?.restore.windows[$0]?.commands } ?? []
         var arranging: [[String]] = [["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"]]
         // A malformed layout crashes tmux 3.3a's server, sessions and all:
         // only one that reads as tmux writes them is given back.
@@ -142,6 +142,7 @@ final class WindowObject: RestorableObject, RestorationClass {
             // no room, a layout that no longer fits): the window is arranged
             // as far as it can be, and only what failed is missing.
             plugin?.context.log("\(target): the window is not all as it was: \(error)", level: .warning)
+            if let path { plugin?.restore.windowFailed(at: path) }
             if (try? runner.run(commands: arranging)) == nil {
                 _ = try? runner.run(commands: [arranging[0], ["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"]])
             }

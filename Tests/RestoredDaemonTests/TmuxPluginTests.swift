@@ -1,6 +1,7 @@
 import Foundation
 import NeovimControl
 import RestoredArchive
+import RestoredState
 import RestoredDBus
 import UnitLaunching
 import RestoredTestSupport
@@ -35,8 +36,10 @@ import TmuxControl
     /// What every tmux of a test runs with: its `TMUX_TMPDIR`, and panes
     /// with a plain shell that reads no user start-up files (a slow
     /// .bashrc would decide how long the test takes).
+    /// `XDG_RUNTIME_DIR` is the test's directory: the plugin writes the
+    /// one-use files of restored panes there, and only there.
     static func shellEnvironment(_ directory: String) -> [String: String] {
-        ["TMUX_TMPDIR": directory, "SHELL": "/bin/sh", "HOME": directory]
+        ["TMUX_TMPDIR": directory, "SHELL": "/bin/sh", "HOME": directory, "XDG_RUNTIME_DIR": directory]
     }
 
 
@@ -187,6 +190,51 @@ import TmuxControl
         #expect(await daemon.terminated() == 0)
     }
 
+    @Test("A window that cannot be made whole (a session too small for its panes) leaves none of its panes' saved text behind in XDG_RUNTIME_DIR; the pane that was made prints its own and removes it")
+    func unprintedPaneText() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let server = try Self.server("default", in: tmuxDirectory)
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "tiny", "-x", "80", "-y", "24"],
+            ["split-window", "-t", "=tiny:0"], ["split-window", "-t", "=tiny:0"],
+        ])
+        for pane in 0 ..< 3 { _ = try server.run(["send-keys", "-t", "=tiny:0.\(pane)", "echo pane-text-\(pane)", "Enter"]) }
+        try await LogindInhibitorTests.eventually {
+            ((try? server.run(["capture-pane", "-p", "-t", "=tiny:0.2"])) ?? "").contains("pane-text-2\n")
+        }
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(Self.appID):pane-contents=true"],
+            environment: Self.shellEnvironment(tmuxDirectory)
+        )
+        defer { daemon.stop() }
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+
+        // The session comes back 1x1: no room to split its window.
+        let file = environment.state + "/\(Self.appID)/archive"
+        var archive = try ArchiveCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+        let session = try #require(archive.objects.firstIndex { $0.path.depth == 2 })
+        var entries = try StateContainerReader.decodeEntries(archive.objects[session].state)
+        for index in entries.indices where ["width", "height"].contains(entries[index].key) { entries[index].value = .int64(1) }
+        archive.objects[session].state = StateContainerWriter.encode(entries)
+        #expect(archive.objects.filter { $0.path.depth == 4 }.count == 3)
+        try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        #expect((try? server.run(["has-session", "-t", "=tiny"])) != nil, "\(environment.log("restored.log"))")
+        #expect(environment.log("restored.log").contains("the window is not all as it was"))
+        let paneFiles = { (try? FileManager.default.contentsOfDirectory(atPath: tmuxDirectory))?.filter { $0.hasPrefix("restored-tmux-pane-") } ?? [] }
+        try await LogindInhibitorTests.eventually { paneFiles().isEmpty }
+        #expect(paneFiles().isEmpty)
+        #expect(await daemon.terminated() == 0)
+    }
+
     @Test("R6: a save at the end of the session (logind closing when restored is stopped) that finds the servers gone answers \"keep what you have\" and the last archive stays; after the user quit tmux in a live session, the archive goes")
     func goingAwayOrQuit() async throws {
         let environment = try await Environment.make()
@@ -211,10 +259,14 @@ import TmuxControl
         #expect(log.contains("tmux server default went away while the session ends: keeping the last archive"), "\(log)")
         #expect(log.contains("1 kept its last archive"), "\(log)")
 
-        // The next login brings the server back; then, the session living
-        // on, the user quits tmux: nothing to save, the archive goes.
+        // The next login (a new session: a new runtime directory) brings the
+        // server back; then, the session living on, the user quits tmux:
+        // nothing to save, the archive goes.
         try await environment.logind.setUser(getuid(), state: "active")
-        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
+        var nextLogin = Self.shellEnvironment(tmuxDirectory)
+        nextLogin["XDG_RUNTIME_DIR"] = tmuxDirectory + "/next-login"
+        try FileManager.default.createDirectory(atPath: tmuxDirectory + "/next-login", withIntermediateDirectories: true)
+        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: nextLogin)
         _ = try await environment.waitForNotify("READY=1")
         let second = try await environment.admin()
         defer { second.close() }

@@ -1,10 +1,13 @@
+import Foundation
 import SavedText
 public import SystemPackage
 
 /// A file the tmux plugin writes for one restored pane to read once (its
-/// program's script, its text): made with `O_EXCL` and `O_NOFOLLOW`, mode
-/// 0600, under a random name in a directory whose path no shell reads, so
-/// that the path can be typed or put into a command as it is.
+/// program's script, its text, which may hold secrets): created with its
+/// mode in the one `open` (`O_CREAT | O_EXCL | O_NOFOLLOW`, 0600), so no
+/// other user ever may read it, under a random name in a directory whose
+/// path no shell reads, so that the path can be typed or put into a
+/// command as it is. A file that cannot be written whole is removed.
 public enum PaneFile {
     /// Creates `directory/PREFIX-RANDOM` holding `contents` and returns its
     /// path; `directory` must be absolute and ``SavedText/isTypable(_:)``.
@@ -13,13 +16,20 @@ public enum PaneFile {
             throw .unsafeDirectory(directory)
         }
         let path = directory.appending("\(prefix)-\(String(UInt64.random(in: 1 ... UInt64.max), radix: 16))")
+        let file: FileDescriptor
         do {
-            let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: [.ownerReadWrite])
-            try file.closeAfter { _ = try file.writeAll(contents.utf8) }
+            file = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec], permissions: [.ownerReadWrite])
         } catch let error as Errno {
             throw .cannotWrite(path, error)
         } catch {
             throw .cannotWrite(path, .ioError)
+        }
+        do {
+            try file.closeAfter { _ = try file.writeAll(contents.utf8) }
+        } catch {
+            // Created, not written whole (a full disk): nothing half-written stays.
+            _ = try? FileManager.default.removeItem(atPath: path.string)
+            throw .cannotWrite(path, (error as? Errno) ?? .ioError)
         }
         return path
     }
