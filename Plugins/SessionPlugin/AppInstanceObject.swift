@@ -79,9 +79,9 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         guard let plugin = coder.plugin as? SessionPlugin, path.components.count == 2, let id = path.identifiers.first,
-              let index = path.last.flatMap(Int.init), index >= 0, let entry = plugin.restoringEntries[id]
+              let index = path.last.flatMap(Int.init), index >= 0, let entry = plugin.restore.entries[id]
         else { return nil }
-        plugin.archivedCounts[id, default: 0] += 1
+        plugin.restore.instanceArchived(of: id)
         // Already running that many: this one is there.
         if index < plugin.runningCount(of: id) { return nil }
         // Directories and files are the archive's (untrusted): only plain
@@ -110,17 +110,17 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
             )
             var windows = saved[...]
             for launch in terminal.launches(directories: directories.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : directories) {
-                plugin.pend(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments), placing: windows.first.map { [$0] } ?? [], for: instance)
+                plugin.restore.pend(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments), placing: windows.first.map { [$0] } ?? [], for: instance)
                 windows = windows.dropFirst()
             }
             if directories.isEmpty && directory == nil {
-                plugin.pend(DesktopLaunch(entry: entry, directory: nil, items: []), placing: Array(windows), for: instance)
+                plugin.restore.pend(DesktopLaunch(entry: entry, directory: nil, items: []), placing: Array(windows), for: instance)
             }
             return instance
         }
         let windows = decodeWindows(coder)
         let instance = AppInstanceObject(index: index, directory: directory, items: items, shells: nil, windows: windows)
-        plugin.pend(DesktopLaunch(entry: entry, directory: directory, items: items), placing: windows, for: instance)
+        plugin.restore.pend(DesktopLaunch(entry: entry, directory: directory, items: items), placing: windows, for: instance)
         return instance
     }
 }

@@ -52,7 +52,7 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
             plugin.context.log("\(id): its desktop entry is hidden or no application; it is not reopened", level: .notice)
             return nil
         }
-        plugin.restoringEntries[id] = entry
+        plugin.restore.appRestoring(id, entry: entry)
         return DesktopAppObject(desktopID: id)
     }
 }

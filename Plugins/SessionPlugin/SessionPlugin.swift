@@ -117,44 +117,25 @@ final class SessionPlugin: RestorationPlugin {
     /// every save until the user runs the app again, so the next login tries
     /// again.
     private var carried: [String: [AppInstanceObject]] = [:]
-    /// For each pending launch, the archived instance it reopens.
-    private var pendingInstances: [AppInstanceObject] = []
     /// How long a relaunched app must live to count as reopened: one that
     /// exits sooner (no display, a crash at start) failed to launch.
     static let earlyExitWindow: Duration = .seconds(3)
 
-    /// Queues a launch of `instance`, with where its windows were.
-    func pend(_ launch: DesktopLaunch, placing placements: [WindowPlacement], for instance: AppInstanceObject) {
-        pendingLaunches.append(launch)
-        pendingPlacements.append(placements)
-        pendingInstances.append(instance)
-    }
-
-    /// How many instances of each app run now, by desktop id.
-    private var runningNow: [String: Int] = [:]
-    /// The entries of the apps this restore reopens, by desktop id.
-    var restoringEntries: [String: DesktopEntry] = [:]
-    /// The launches to make once every instance is known.
-    var pendingLaunches: [DesktopLaunch] = []
-    /// For each pending launch, where its windows were (X11).
-    var pendingPlacements: [[WindowPlacement]] = []
-    /// The instances the archive holds, by desktop id, for the first save's comparison.
-    var archivedCounts: [String: Int] = [:]
+    /// The restore under way.
+    var restore = SessionRestore()
 
     func shouldRestoreApplicationState(coder: StateCoder) -> Bool {
         refreshEntries()
-        runningNow = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
+        restore = SessionRestore(runningBefore: Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count))
         return true
     }
 
     /// How many instances of `id` run now.
-    func runningCount(of id: String) -> Int { runningNow[id, default: 0] }
+    func runningCount(of id: String) -> Int { restore.runningBefore[id, default: 0] }
 
     /// Whether `id` is left out now (an option or a plugin changed since the save).
     func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id, entry: entries[id]) != nil }
 
-    /// Starts the pending launches, one every ``launchInterval``; a launch
-    /// that fails is one log line for its app.
     /// How long a restore waits for the relaunched apps' windows to map.
     static let placementBudget: Duration = .seconds(8)
 
@@ -162,22 +143,22 @@ final class SessionPlugin: RestorationPlugin {
     /// inside the restore walk, which has a deadline of its own.
     static let launchBudget: Duration = .seconds(15)
 
+    /// Starts the restore's launches, one every ``launchInterval`` (all
+    /// within ``launchBudget``), places their windows, and carries the
+    /// instances that did not come up into the next saves; a launch that
+    /// fails is one log line for its app.
     func restorationDidFinish() {
-        let launches = pendingLaunches
-        let placements = pendingPlacements
-        let instances = pendingInstances
-        pendingInstances = []
+        let finished = restore
+        restore = SessionRestore()
+        let pending = finished.launches
+        let launches = pending.map(\.launch)
         let environment = environment
         // Spread out, but all within the budget.
         let interval = launches.count > 1 ? min(launchInterval, Self.launchBudget / (launches.count - 1)) : launchInterval
-        pendingLaunches = []
-        pendingPlacements = []
-        restoringEntries = [:]
-        if savedCounts.isEmpty { savedCounts = archivedCounts }
-        archivedCounts = [:]
+        if savedCounts.isEmpty { savedCounts = finished.archivedCounts }
         guard !launches.isEmpty else { return }
         // The windows there before, so that only the new ones are placed.
-        let placer = placements.contains { !$0.isEmpty } ? WindowPlacer(environment: environment) : nil
+        let placer = pending.contains { !$0.placements.isEmpty } ? WindowPlacer(environment: environment) : nil
         let before = Set(((try? placer?.connection.managedWindows()) ?? []).map(\.id))
         // Every wait of the launches, D-Bus calls included, ends by the budget's end.
         let deadline = ContinuousClock.now + Self.launchBudget
@@ -203,11 +184,11 @@ final class SessionPlugin: RestorationPlugin {
         let launched = ContinuousClock.now
         var detached = 0
         var failedInstances: [ObjectIdentifier: (id: String, instance: AppInstanceObject)] = [:]
-        for ((launch, instance), outcome) in zip(zip(launches, instances), outcomes) {
+        for (launch, outcome) in zip(pending, outcomes) {
             switch outcome {
             case .failure(let error):
-                context.log("\(launch.entry.id): not reopened: \(error); it stays in the archive for the next login", level: .warning)
-                failedInstances[ObjectIdentifier(instance)] = (launch.entry.id, instance)
+                context.log("\(launch.launch.entry.id): not reopened: \(error); it stays in the archive for the next login", level: .warning)
+                failedInstances[ObjectIdentifier(launch.instance)] = (launch.launch.entry.id, launch.instance)
             case .success(.detached): detached += 1
             case .success: break
             }
@@ -218,8 +199,8 @@ final class SessionPlugin: RestorationPlugin {
         let failed = outcomes.filter { if case .failure = $0 { true } else { false } }.count
         // Each launched app's windows go where they were, once they map.
         if let placer {
-            let started = zip(zip(launches, placements), outcomes).compactMap { pair, outcome -> (entryPath: String, placements: [WindowPlacement])? in
-                if case .success = outcome { (pair.0.entry.path, pair.1) } else { nil }
+            let started = zip(pending, outcomes).compactMap { launch, outcome -> (entryPath: String, placements: [WindowPlacement])? in
+                if case .success = outcome { (launch.launch.entry.path, launch.placements) } else { nil }
             }
             let placed = placer.place(started, before: before, deadline: ContinuousClock.now + Self.placementBudget)
             context.log("placed \(placed) window(s) where they were", level: .info)
@@ -229,17 +210,17 @@ final class SessionPlugin: RestorationPlugin {
         // running counts as running; some windows of a terminal dying while
         // others live are not told apart.)
         var exitedEarly = 0
-        let started = Dictionary(grouping: zip(zip(launches, instances), outcomes).compactMap { pair, outcome in
-            if case .success = outcome { pair } else { nil }
-        }, by: \.0.entry.id)
+        let started = Dictionary(grouping: zip(pending, outcomes).compactMap { launch, outcome in
+            if case .success = outcome { launch } else { nil }
+        }, by: \.launch.entry.id)
         if !started.isEmpty {
             let remaining = Self.earlyExitWindow - (ContinuousClock.now - launched)
             if remaining > .zero { Thread.sleep(forTimeInterval: Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18) }
             let runningAfter = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
-            for (id, launchesOfApp) in started.sorted(by: { $0.key < $1.key }) where runningAfter[id, default: 0] <= runningNow[id, default: 0] {
+            for (id, launchesOfApp) in started.sorted(by: { $0.key < $1.key }) where runningAfter[id, default: 0] <= finished.runningBefore[id, default: 0] {
                 context.log("\(id): exited within \(Self.earlyExitWindow) of its launch (is its display there? does it start by hand?): not reopened; it stays in the archive for the next login", level: .warning)
                 exitedEarly += launchesOfApp.count
-                for (_, instance) in launchesOfApp { failedInstances[ObjectIdentifier(instance)] = (id, instance) }
+                for launch in launchesOfApp { failedInstances[ObjectIdentifier(launch.instance)] = (id, launch.instance) }
             }
         }
         carried = Dictionary(grouping: failedInstances.values, by: \.id).mapValues { $0.map(\.instance).sorted { ($0.restorationIdentifier ?? "") < ($1.restorationIdentifier ?? "") } }
