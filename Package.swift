@@ -101,6 +101,7 @@ let package = Package(
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
+        .executable(name: "restored-test-bus-connect", targets: ["RestoredTestBusConnect"]),
     ] + plugins.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
     dependencies: [
         .package(path: "SDK"),
@@ -192,6 +193,8 @@ let package = Package(
         ),
         // Runs a program under restored's seccomp filter, for the tests.
         .executableTarget(name: "RestoredTestSeccomp", path: "Tests/Tools/SeccompRun"),
+        // Connects to a bus within a limit, in a process of its own, for the tests.
+        .executableTarget(name: "RestoredTestBusConnect", dependencies: ["RestoredDBus"], path: "Tests/Tools/BusConnect", swiftSettings: strictSwift),
 
         // Tests.
         .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
@@ -208,7 +211,7 @@ let package = Package(
         tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "MessagePack", "RestoredTestSupport", system]),
         tests("TmuxControlTests", ["TmuxControl", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
         tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", logging, system]),
-        tests("RestoredDBusTests", ["RestoredDBus", "RestoredTestSupport", logging]),
+        tests("RestoredDBusTests", ["RestoredDBus", "ProcessSpawning", "RestoredTestSupport", logging]),
         tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", logging]),
         tests("RestoredStateTests", [restorationKit]),
         tests("RestoredArchiveTests", ["RestoredArchive", restorationKit, system]),

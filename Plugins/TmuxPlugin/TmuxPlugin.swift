@@ -250,13 +250,24 @@ final class TmuxPlugin: RestorationPlugin {
         return path.isAbsolute && SavedText.isTypable(path.string) ? path : nil
     }
 
+    /// How long typing the restored programs may take, all of them and
+    /// every tmux call in it included.
+    static let programTypingBudget: Duration = .seconds(5)
+    /// How long, of that, the programs wait for their panes' ptys to take
+    /// the panes' sizes.
+    static let paneSizeWait: Duration = .seconds(2)
+
     /// Starts each pending program in its pane's shell once the pane's pty
-    /// has the pane's size (``PaneTerminal``; two seconds at most for all):
-    /// the shell is given a constant line that runs a one-use script
-    /// holding the arguments (``PaneProgramScript``), never the arguments.
+    /// has the pane's size (``PaneTerminal``; ``paneSizeWait`` at most for
+    /// all), all within ``programTypingBudget``: the shell is given a
+    /// constant line that runs a one-use script holding the arguments
+    /// (``PaneProgramScript``), never the arguments.
     func typePrograms() {
-        let deadline = ContinuousClock.now + .seconds(2)
+        let start = ContinuousClock.now
+        let budgetEnd = start + Self.programTypingBudget
+        let sizeDeadline = start + Self.paneSizeWait
         for program in restore.pendingPrograms {
+            let runner = program.runner.bounded(by: budgetEnd)
             var script: PaneProgramScript?
             do {
                 guard let directory = runtimeDirectory else {
@@ -264,14 +275,14 @@ final class TmuxPlugin: RestorationPlugin {
                 }
                 script = try PaneProgramScript.write(arguments: program.arguments, in: directory)
                 let line = script?.typedLine ?? ""
-                let fields = try program.runner.run(["display-message", "-p", "-t", program.target, "#{pane_pid} #{pane_width} #{pane_height}"])
+                let fields = try runner.run(["display-message", "-p", "-t", program.target, "#{pane_pid} #{pane_width} #{pane_height}"])
                     .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
                 if fields.count == 3, let pid = Int32(exactly: fields[0]) {
-                    while let size = PaneTerminal.size(ofPanePID: pid), size != (fields[1], fields[2]), ContinuousClock.now < deadline {
+                    while let size = PaneTerminal.size(ofPanePID: pid), size != (fields[1], fields[2]), ContinuousClock.now < sizeDeadline {
                         usleep(10_000)
                     }
                 }
-                _ = try program.runner.run(commands: [["send-keys", "-t", program.target, "-l", line], ["send-keys", "-t", program.target, "Enter"]])
+                _ = try runner.bounded(by: budgetEnd).run(commands: [["send-keys", "-t", program.target, "-l", line], ["send-keys", "-t", program.target, "Enter"]])
             } catch {
                 // Never typed: the script would stay behind.
                 if let script { unlink(script.path.string) }
@@ -283,7 +294,8 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// How long the Neovims typed by a restore have, together, to come up
-    /// (a hang guard on a loaded machine).
+    /// and take their state (a hang guard on a loaded machine): every tmux
+    /// call and Neovim request in it included.
     static let editorStartTimeout: Duration = .seconds(15)
 
     /// Replays each pending Neovim's state into the nvim its pane now runs,
@@ -296,11 +308,11 @@ final class TmuxPlugin: RestorationPlugin {
             var still: [TmuxRestore.PendingEditor] = []
             for var pending in waiting {
                 do {
-                    guard let socket = try editorSocket(for: &pending) else {
+                    guard let socket = try editorSocket(for: &pending, before: deadline) else {
                         still.append(pending)
                         continue
                     }
-                    try replay(pending, at: socket)
+                    try replay(pending, at: socket, before: deadline)
                 } catch {
                     context.log("\(pending.path): \(error)", level: .warning)
                 }
@@ -318,8 +330,9 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// Replays `pending` into the nvim listening on `socket`.
-    private func replay(_ pending: TmuxRestore.PendingEditor, at socket: FilePath) throws {
+    private func replay(_ pending: TmuxRestore.PendingEditor, at socket: FilePath, before deadline: ContinuousClock.Instant) throws {
         let client = try NeovimClient(socket: socket, timeout: .seconds(3))
+        client.deadline = deadline
         // A Neovim asking its user something as it starts (a swap file of
         // the file it was typed with) is left to the user: their answer
         // comes first, and nothing is replayed behind it.
@@ -336,9 +349,9 @@ final class TmuxPlugin: RestorationPlugin {
     }
 
     /// The socket of the nvim `pending`'s pane runs; nil while it runs none yet.
-    private func editorSocket(for pending: inout TmuxRestore.PendingEditor) throws -> FilePath? {
+    private func editorSocket(for pending: inout TmuxRestore.PendingEditor, before deadline: ContinuousClock.Instant) throws -> FilePath? {
         if pending.panePID == nil {
-            let output = try pending.runner.run(["display-message", "-p", "-t", pending.target, "#{pane_pid}"])
+            let output = try pending.runner.bounded(by: deadline).run(["display-message", "-p", "-t", pending.target, "#{pane_pid}"])
             guard let pid = Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw TmuxError.unreadableOutput(socket: pending.runner.socket, detail: "no process for pane \(pending.target)")
             }

@@ -39,6 +39,16 @@ public struct TmuxRunner: Sendable {
         self.timeout = timeout
     }
 
+    /// This runner with each call ending by `deadline` too: the calls of a
+    /// step with a budget of its own (typing the restored programs) all end
+    /// within it, whatever ``timeout`` says. A deadline already past leaves
+    /// each call no time: it fails as timed out.
+    public func bounded(by deadline: ContinuousClock.Instant) -> TmuxRunner {
+        var bounded = self
+        bounded.timeout = max(.zero, min(timeout, ContinuousClock.now.duration(to: deadline)))
+        return bounded
+    }
+
     /// The version of this tmux executable (`tmux -V`).
     public func version() throws(TmuxError) -> TmuxVersion {
         let run: ProgramRun
