@@ -183,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "RestoredBench",
             dependencies: [
-                "TmuxControl", "AppDiscovery", "DesktopEntries", "ProcFiles", "ProcessSpawning", "UnitLaunching",
+                "TmuxControl", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "ProcessSpawning", "UnitLaunching",
                 "RestoredEngine", "RestoredArchive", "RestoredDBus",
                 // The private buses, logind's mock and the notify socket of the tests.
                 "RestoredTestSupport",
