@@ -60,7 +60,7 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
     ("TmuxPlugin", ["SystemSupport", "TmuxControl", "NeovimControl", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["SystemSupport", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
@@ -128,6 +128,7 @@ let package = Package(
         module("ProcessSpawning", ["CRestoredProcess", "SystemSupport", system]),
         module("UnixSocket", ["SystemSupport", system]),
         module("X11Client", ["UnixSocket", system]),
+        module("WindowManagerIPC", ["UnixSocket", "X11Client", system]),
 
         // The engine and its archives.
         module("RestoredArchive", ["CRestoredSupport", "SystemSupport", restorationKit, system]),
@@ -141,7 +142,7 @@ let package = Package(
         // The daemon and what it listens to.
         module("RestoredDBus", ["SystemSupport", "CDBus", "CRestoredSupport", logging]),
         module("RestoredSystemd", ["CSystemd", logging]),
-        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "UnixSocket", "X11Client", system]),
+        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", system]),
         module("RestoredDaemon", [
             "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
             "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", logging, serviceLifecycle, system,
@@ -199,7 +200,7 @@ let package = Package(
         // Tests.
         .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
-            "LogoutSignals", "X11Client", "NeovimControl", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
+            "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
             "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl",
             restorationKit, system, logging,
         ]),

@@ -3,7 +3,6 @@ import AppLaunching
 import DesktopEntries
 import RestorationKit
 import SavedText
-import X11Client
 
 /// One running instance of an app, by its place among the app's instances
 /// (`0`, `1`, ... in the order they started): its working directory and the
@@ -20,10 +19,10 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     /// For a terminal emulator: the directories of the shells its windows
     /// showed, and how many windows ran tmux instead.
     private let shells: TerminalShells?
-    /// Its windows' workspaces and frames, on X11.
-    private let windows: [WindowPlacement]
+    /// Where its windows were (``SavedWindow``).
+    private let windows: [SavedWindow]
 
-    init(index: Int, app: RunningApp?, entry: DesktopEntry? = nil, isTerminal: Bool = false, windows: [WindowPlacement] = []) {
+    init(index: Int, app: RunningApp?, entry: DesktopEntry? = nil, isTerminal: Bool = false, windows: [SavedWindow] = []) {
         restorationIdentifier = String(index)
         directory = app?.directory.flatMap { SavedText.isPlainAbsolutePath($0) ? $0 : nil }
         // The same rule as at the restore: the archive holds no more.
@@ -33,7 +32,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     }
 
     /// An instance as the archive held it, checked as a restore reads it.
-    private init(index: Int, directory: String?, items: [String], shells: TerminalShells?, windows: [WindowPlacement]) {
+    private init(index: Int, directory: String?, items: [String], shells: TerminalShells?, windows: [SavedWindow]) {
         restorationIdentifier = String(index)
         self.directory = directory
         self.items = items
@@ -55,26 +54,14 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
             if shells.tmuxWindows > 0 { try coder.encode(shells.tmuxWindows, forKey: "tmux-windows") }
         }
         if !windows.isEmpty {
-            try coder.encode(StateValue.array(windows.map { window in
-                var fields: [String: StateValue] = [
-                    "x": .int64(Int64(window.x)), "y": .int64(Int64(window.y)),
-                    "width": .int64(Int64(window.width)), "height": .int64(Int64(window.height)),
-                ]
-                if let desktop = window.desktop { fields["desktop"] = .int64(Int64(desktop)) }
-                return .dictionary(fields)
-            }), forKey: "windows")
+            try coder.encode(StateValue.array(windows.map(\.stateValue)), forKey: "windows")
         }
     }
 
     /// The window placements stored by ``encodeRestorableState(with:)``; those that do not read are skipped.
-    static func decodeWindows(_ coder: StateCoder) -> [WindowPlacement] {
+    static func decodeWindows(_ coder: StateCoder) -> [SavedWindow] {
         guard case .array(let values)? = (try? coder.decodeValue(forKey: "windows")) ?? nil else { return [] }
-        return values.compactMap { value in
-            guard case .dictionary(let fields) = value else { return nil }
-            let number = { (key: String) in fields[key].flatMap(Int.init(stateValue:)) }
-            guard let x = number("x"), let y = number("y"), let width = number("width"), let height = number("height") else { return nil }
-            return WindowPlacement(desktop: number("desktop"), x: x, y: y, width: width, height: height)
-        }
+        return values.compactMap(SavedWindow.init(stateValue:))
     }
 
     static func object(withRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {

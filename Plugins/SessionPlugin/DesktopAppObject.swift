@@ -2,7 +2,6 @@ import AppDiscovery
 import AppLaunching
 import DesktopEntries
 import RestorationKit
-import X11Client
 
 /// One app of the session, by its desktop file id; its children are its
 /// running instances (``AppInstanceObject``).
@@ -16,12 +15,12 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
 
     var restorationChildren: [any RestorableObject] { instances }
 
-    /// An app read at a save; `windows` are the X11 windows by process, when known.
-    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [ManagedWindow]]) {
+    /// An app read at a save; `windows` are where each process's windows are, when the window manager says.
+    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [SavedWindow]]) {
         restorationIdentifier = desktopID
         let isTerminal = TerminalEmulator.find(desktopID: desktopID, executable: entry?.exec?.program) != nil
         self.instances = instances.enumerated().map { index, app in
-            AppInstanceObject(index: index, app: app, entry: entry, isTerminal: isTerminal, windows: (windows[app.pid] ?? []).map(\.placement))
+            AppInstanceObject(index: index, app: app, entry: entry, isTerminal: isTerminal, windows: windows[app.pid] ?? [])
         }
     }
 

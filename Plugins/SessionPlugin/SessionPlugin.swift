@@ -96,7 +96,7 @@ final class SessionPlugin: RestorationPlugin {
             return .keepLastArchive
         }
         savedCounts = counts
-        let windows = WindowPlacer(environment: environment)?.windowsByProcess() ?? [:]
+        let windows = windowPlacer(environment: environment)?.windowsByProcess() ?? [:]
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
                 DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows)
@@ -158,8 +158,8 @@ final class SessionPlugin: RestorationPlugin {
         if savedCounts.isEmpty { savedCounts = finished.archivedCounts }
         guard !launches.isEmpty else { return }
         // The windows there before, so that only the new ones are placed.
-        let placer = pending.contains { !$0.placements.isEmpty } ? WindowPlacer(environment: environment) : nil
-        let before = Set(((try? placer?.connection.managedWindows()) ?? []).map(\.id))
+        let placer = pending.contains { !$0.placements.isEmpty } ? windowPlacer(environment: environment) : nil
+        let before = placer?.windowIDs() ?? []
         // Every wait of the launches, D-Bus calls included, ends by the budget's end.
         let deadline = ContinuousClock.now + Self.launchBudget
         @Sendable func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
@@ -199,7 +199,7 @@ final class SessionPlugin: RestorationPlugin {
         let failed = outcomes.filter { if case .failure = $0 { true } else { false } }.count
         // Each launched app's windows go where they were, once they map.
         if let placer {
-            let started = zip(pending, outcomes).compactMap { launch, outcome -> (entryPath: String, placements: [WindowPlacement])? in
+            let started = zip(pending, outcomes).compactMap { launch, outcome -> (entryPath: String, places: [SavedWindow])? in
                 if case .success = outcome { (launch.launch.entry.path, launch.placements) } else { nil }
             }
             let placed = placer.place(started, before: before, deadline: ContinuousClock.now + Self.placementBudget)

@@ -1,6 +1,5 @@
 import AppLaunching
 import DesktopEntries
-import X11Client
 
 /// One restore of the session plugin: the apps it reopens and each launch
 /// to make once every instance is known. Owned by the ``SessionPlugin``
@@ -11,7 +10,7 @@ struct SessionRestore {
     /// were (X11), and the archived instance it reopens.
     struct PendingLaunch {
         let launch: DesktopLaunch
-        let placements: [WindowPlacement]
+        let placements: [SavedWindow]
         let instance: AppInstanceObject
     }
 
@@ -40,7 +39,7 @@ struct SessionRestore {
     }
 
     /// Queues `launch` for `instance`, with where its windows were.
-    mutating func pend(_ launch: DesktopLaunch, placing placements: [WindowPlacement], for instance: AppInstanceObject) {
+    mutating func pend(_ launch: DesktopLaunch, placing placements: [SavedWindow], for instance: AppInstanceObject) {
         launches.append(PendingLaunch(launch: launch, placements: placements, instance: instance))
     }
 }

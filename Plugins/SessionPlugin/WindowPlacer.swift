@@ -1,54 +1,69 @@
 import Foundation
 import ProcFiles
-import X11Client
 
-/// Window workspaces and positions on X11, through EWMH: read at a save
-/// for each instance's windows (`_NET_WM_PID`), applied at a restore to
-/// the windows the relaunched instances map, as a pager would ask.
+/// The session's window manager, as far as it lets a client read where
+/// windows are and put them there: one small interface over each kind
+/// (``EWMHWindowPlacer`` on X11, ``TilingWindowPlacer`` on sway and i3).
 ///
-/// Wayland has no such thing a client may use: a Wayland compositor
-/// places windows itself and tells no other client where they are, so
-/// there the apps come back where the compositor puts them.
-struct WindowPlacer {
-    let connection: X11Connection
+/// GNOME's Mutter (and other Wayland compositors without such an IPC)
+/// offer clients nothing of the kind: there, no placer is found and apps
+/// come back where the compositor puts them.
+protocol WindowPlacer {
+    /// The windows now, with their process when known; nil when the window
+    /// manager lists none.
+    func windows() -> [PlacedWindow]?
+    /// Moves window `id` to `place`; false when the window manager refused.
+    func move(_ id: UInt64, to place: SavedWindow) -> Bool
+}
 
-    /// A placer for `environment`'s `DISPLAY` (and `XAUTHORITY`); nil
-    /// without an X display that answers.
-    init?(environment: [String: String]) {
-        guard let name = environment["DISPLAY"], let display = X11Display(name) else { return nil }
-        let authority = environment["XAUTHORITY"] ?? environment["HOME"].map { $0 + "/.Xauthority" }
-        guard let connection = try? X11Connection(display: display, authorityFile: authority, timeout: .seconds(2)) else { return nil }
-        self.connection = connection
+/// A window a placer found: its id (the placer's own), its process, where it is.
+struct PlacedWindow: Hashable, Sendable {
+    var id: UInt64
+    var pid: Int32?
+    var place: SavedWindow
+}
+
+/// The placer of the session `environment` describes: sway's or i3's IPC
+/// when one answers (i3 ignores EWMH requests), else EWMH on `DISPLAY`;
+/// nil when neither answers.
+func windowPlacer(environment: [String: String]) -> (any WindowPlacer)? {
+    if let tiling = TilingWindowPlacer(environment: environment) { return tiling }
+    return EWMHWindowPlacer(environment: environment)
+}
+
+extension WindowPlacer {
+    /// Where each process's windows are; nil when the window manager lists none.
+    func windowsByProcess() -> [Int32: [SavedWindow]]? {
+        guard let windows = windows(), !windows.isEmpty else { return nil }
+        return Dictionary(grouping: windows.filter { $0.pid != nil }, by: { $0.pid! }).mapValues { $0.map(\.place) }
     }
 
-    /// The managed windows, by the process that made them; nil when the
-    /// window manager lists none (no EWMH window manager).
-    func windowsByProcess() -> [Int32: [ManagedWindow]]? {
-        guard let windows = try? connection.managedWindows(), !windows.isEmpty else { return nil }
-        return Dictionary(grouping: windows.filter { $0.pid != nil }, by: { $0.pid! })
+    /// The ids of the windows there now.
+    func windowIDs() -> Set<UInt64> {
+        Set((windows() ?? []).map(\.id))
     }
 
     /// Places, for each launch in `launches` (in launch order: the entry's
-    /// file and the placements its instance's windows had), the windows
-    /// that launch made once they map: a window is a launch's when its
-    /// process was started from that entry (`GIO_LAUNCHED_DESKTOP_FILE`)
-    /// and was not there before (`before`). Gives up at `deadline`.
-    func place(_ launches: [(entryPath: String, placements: [WindowPlacement])], before: Set<UInt32>, deadline: ContinuousClock.Instant) -> Int {
-        var waiting = launches.filter { !$0.placements.isEmpty }
+    /// file and the places its instance's windows had), the windows that
+    /// launch made once they map: a window is a launch's when its process
+    /// was started from that entry (`GIO_LAUNCHED_DESKTOP_FILE`) and was not
+    /// there before (`before`). Gives up at `deadline`.
+    func place(_ launches: [(entryPath: String, places: [SavedWindow])], before: Set<UInt64>, deadline: ContinuousClock.Instant) -> Int {
+        var waiting = launches.filter { !$0.places.isEmpty }
         var placed = 0
-        var used: Set<UInt32> = before
+        var used = before
         // What /proc says of each window's process, read once for the whole
         // placement (it does not change while the process lives), never in
         // the sort or the filters below.
         var processes: [Int32: (start: UInt64, launchedFile: String?)] = [:]
         while !waiting.isEmpty {
-            let windows = ((try? connection.managedWindows()) ?? []).filter { !used.contains($0.id) && $0.pid != nil }
+            let windows = (windows() ?? []).filter { !used.contains($0.id) && $0.pid != nil }
             for pid in Set(windows.compactMap(\.pid)) where processes[pid] == nil {
-                processes[pid] = (ProcProcess.startTime(of: pid), Self.launchedFile(of: pid))
+                processes[pid] = (ProcProcess.startTime(of: pid), launchedFile(of: pid))
             }
             // New windows by their process's start, oldest first: the order launches were made in.
             let fresh = windows.sorted { processes[$0.pid!]!.start < processes[$1.pid!]!.start }
-            var still: [(entryPath: String, placements: [WindowPlacement])] = []
+            var still: [(entryPath: String, places: [SavedWindow])] = []
             for launch in waiting {
                 let mine = fresh.filter { !used.contains($0.id) && processes[$0.pid!]?.launchedFile == launch.entryPath }
                 guard let first = mine.first else {
@@ -57,9 +72,7 @@ struct WindowPlacer {
                 }
                 // All windows of that process are this launch's.
                 let windows = mine.filter { $0.pid == first.pid }
-                for (window, placement) in zip(windows, launch.placements) {
-                    if (try? connection.place(window.id, at: placement)) != nil { placed += 1 }
-                }
+                for (window, place) in zip(windows, launch.places) where move(window.id, to: place) { placed += 1 }
                 used.formUnion(windows.map(\.id))
             }
             waiting = still
@@ -70,7 +83,7 @@ struct WindowPlacer {
     }
 
     /// The desktop file a process was launched from (`GIO_LAUNCHED_DESKTOP_FILE`).
-    static func launchedFile(of pid: Int32) -> String? {
+    private func launchedFile(of pid: Int32) -> String? {
         ProcProcess.environment(of: pid, prefix: "GIO_LAUNCHED_DESKTOP_FILE=")["GIO_LAUNCHED_DESKTOP_FILE"]
     }
 }

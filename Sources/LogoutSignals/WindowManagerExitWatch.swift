@@ -3,8 +3,7 @@ import Glibc
 import FoundationEssentials
 import Synchronization
 public import SystemPackage
-import UnixSocket
-import X11Client
+public import WindowManagerIPC
 
 /// Hears i3 or sway exit, through their IPC.
 ///
@@ -26,18 +25,9 @@ public final class WindowManagerExitWatch: Sendable {
     /// How long a restarting window manager may take to listen again.
     static let restartBudget = Duration.seconds(10)
 
-    /// The socket of the running sway or i3: `SWAYSOCK`, `I3SOCK`, or (with
-    /// `readingRootWindow`: it takes a connection to the X server) the
-    /// `I3_SOCKET_PATH` property i3 puts on the root window of `DISPLAY`.
+    /// The socket of the running sway or i3 (``WindowManagerConnection/socket(environment:readingRootWindow:)``).
     public static func socket(environment: [String: String], readingRootWindow: Bool = true) -> FilePath? {
-        for name in ["SWAYSOCK", "I3SOCK"] {
-            if let path = environment[name], path.hasPrefix("/") { return FilePath(path) }
-        }
-        guard readingRootWindow, let name = environment["DISPLAY"], let display = X11Display(name),
-              let connection = try? X11Connection(display: display, authorityFile: environment["XAUTHORITY"]),
-              let path = (try? connection.propertyText("I3_SOCKET_PATH", of: connection.root)) ?? nil, path.hasPrefix("/")
-        else { return nil }
-        return FilePath(path)
+        WindowManagerConnection.socket(environment: environment, readingRootWindow: readingRootWindow)
     }
 
     /// Subscribes to the `shutdown` event at `socket`; throws when the
@@ -50,53 +40,22 @@ public final class WindowManagerExitWatch: Sendable {
     /// A subscribed connection; its buffer holds what was read past the reply.
     private final class Subscription: @unchecked Sendable {
         // Unchecked: used by the watching queue alone once watching starts.
-        var connection: UnixStreamSocket
-        init(_ connection: consuming UnixStreamSocket) {
+        let connection: WindowManagerConnection
+        init(_ connection: WindowManagerConnection) {
             self.connection = connection
         }
 
         /// The next whole message, waiting until `deadline` for its bytes.
         func nextMessage(before deadline: ContinuousClock.Instant) throws(WindowManagerIPCError) -> WindowManagerIPC.Message {
-            while true {
-                if let (message, length) = try WindowManagerIPC.firstMessage(in: connection.buffered) {
-                    connection.take(length)
-                    return message
-                }
-                do {
-                    try connection.receiveMore(before: deadline)
-                } catch .closed {
-                    throw .closed
-                } catch .timedOut {
-                    throw .timedOut
-                } catch {
-                    throw .socket(error)
-                }
-            }
+            try connection.nextMessage(before: deadline)
         }
     }
 
     private static func subscribe(to socket: FilePath, timeout: Duration) throws(WindowManagerIPCError) -> Subscription {
-        let subscription = Subscription(try connect(to: socket))
-        let deadline = ContinuousClock.now + timeout
-        do {
-            try subscription.connection.send(WindowManagerIPC.Message(type: WindowManagerIPC.subscribe, payload: Array(#"["shutdown"]"#.utf8)).bytes, before: deadline)
-        } catch {
-            throw .socket(error)
-        }
-        var reply: WindowManagerIPC.Message
-        repeat {
-            reply = try subscription.nextMessage(before: deadline)
-        } while reply.type != WindowManagerIPC.subscribe
-        guard succeeded(reply.payload) else { throw .subscriptionRefused(String(decoding: reply.payload, as: UTF8.self)) }
-        return subscription
-    }
-
-    private static func connect(to socket: FilePath) throws(WindowManagerIPCError) -> UnixStreamSocket {
-        do {
-            return try UnixStreamSocket(connectingTo: socket)
-        } catch {
-            throw .socket(error)
-        }
+        let connection = try WindowManagerConnection(socket: socket, timeout: timeout)
+        let reply = try connection.request(WindowManagerIPC.subscribe, payload: Array(#"["shutdown"]"#.utf8))
+        guard succeeded(reply) else { throw .subscriptionRefused(String(decoding: reply, as: UTF8.self)) }
+        return Subscription(connection)
     }
 
     /// Calls `exiting` (once, on a queue of its own, with what said so) when

@@ -1,4 +1,5 @@
 import LogoutSignals
+import WindowManagerIPC
 import Testing
 
 /// The i3/sway IPC framing, as a byte stream delivers it.

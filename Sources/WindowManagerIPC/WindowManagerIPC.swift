@@ -1,5 +1,3 @@
-public import UnixSocket
-
 /// The IPC messages of i3 and sway (the same protocol): `i3-ipc`, the
 /// payload's length and the message type (both 32-bit, in the machine's
 /// byte order), then the JSON payload.
@@ -8,8 +6,12 @@ public enum WindowManagerIPC {
     static let magic = Array("i3-ipc".utf8)
     /// The size of a message's header.
     static let headerSize = 14
+    /// The type of a `RUN_COMMAND` request and its reply.
+    public static let runCommand: UInt32 = 0
     /// The type of a `SUBSCRIBE` request and its reply.
     public static let subscribe: UInt32 = 2
+    /// The type of a `GET_TREE` request and its reply.
+    public static let getTree: UInt32 = 4
     /// The type of the `shutdown` event (event 6, high bit set): i3 and sway
     /// send it when they exit (`change: exit`) or restart in place.
     public static let shutdownEvent: UInt32 = 0x8000_0006
@@ -59,30 +61,5 @@ public enum WindowManagerIPC {
         var value: UInt32 = 0
         withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[offset ..< offset + 4]) }
         return value
-    }
-}
-
-/// Why the window manager's IPC could not be followed.
-public enum WindowManagerIPCError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The peer sent bytes that are not i3/sway IPC.
-    case notTheProtocol
-    /// The window manager closed the connection.
-    case closed
-    /// No message came before the deadline.
-    case timedOut
-    /// The subscription was refused.
-    case subscriptionRefused(String)
-    /// The socket could not be used.
-    case socket(UnixSocketError)
-
-    /// One line for the log.
-    public var description: String {
-        switch self {
-        case .notTheProtocol: "the socket does not speak i3/sway IPC"
-        case .subscriptionRefused(let reply): "the window manager refused the subscription (\(reply))"
-        case .closed: "the window manager closed its IPC socket"
-        case .timedOut: "the window manager did not answer in time"
-        case .socket(let error): "the window manager's IPC socket: \(error)"
-        }
     }
 }

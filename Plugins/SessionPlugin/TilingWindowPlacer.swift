@@ -1,0 +1,71 @@
+import SavedText
+import SystemPackage
+import WindowManagerIPC
+import X11Client
+
+/// Window places on sway and i3, through their IPC socket: at a save, each
+/// window's workspace, output, tiled or floating, frame and fullscreen
+/// (`GET_TREE`); at a restore, IPC commands aimed at the new window's
+/// container (`[con_id=N]`), as a user's binding would send them.
+///
+/// A window's process is in sway's tree; i3's names the X window, whose
+/// `_NET_WM_PID` says it. Saved names reach a command only inside double
+/// quotes and only when they hold no quote, backslash or control
+/// character: a name that does not is not used, and the window stays
+/// where the window manager put it.
+struct TilingWindowPlacer: WindowPlacer {
+    let connection: WindowManagerConnection
+    /// The X server i3 manages, for the processes of its windows.
+    let display: X11Connection?
+
+    /// A placer for the sway or i3 of `environment`; nil when none answers.
+    init?(environment: [String: String]) {
+        guard let socket = WindowManagerConnection.socket(environment: environment),
+              let connection = try? WindowManagerConnection(socket: socket, timeout: .seconds(2)),
+              (try? connection.tree()) != nil
+        else { return nil }
+        self.connection = connection
+        let authority = environment["XAUTHORITY"] ?? environment["HOME"].map { $0 + "/.Xauthority" }
+        display = environment["DISPLAY"].flatMap(X11Display.init).flatMap { try? X11Connection(display: $0, authorityFile: authority, timeout: .seconds(2)) }
+    }
+
+    func windows() -> [PlacedWindow]? {
+        guard let tree = try? connection.tree() else { return nil }
+        return tree.windows.map { window in
+            let pid = window.pid ?? window.xWindow.flatMap { xWindow in
+                (try? display?.property32("_NET_WM_PID", of: xWindow))?.first.flatMap { Int32(exactly: $0) }
+            }
+            let frame = window.frame
+            return PlacedWindow(id: UInt64(window.id), pid: pid, place: SavedWindow(
+                workspace: window.workspace, output: window.output, floating: window.floating, fullscreen: window.fullscreen,
+                x: frame[0], y: frame[1], width: frame[2], height: frame[3]
+            ))
+        }
+    }
+
+    func move(_ id: UInt64, to place: SavedWindow) -> Bool {
+        let target = "[con_id=\(id)]"
+        var commands: [String] = []
+        if let workspace = place.workspace.flatMap(Self.quoted) {
+            // A workspace that does not exist yet opens on the output it was on.
+            if let output = place.output.flatMap(Self.quoted) { _ = try? connection.run("workspace \(workspace) output \(output)") }
+            commands.append("\(target) move container to workspace \(workspace)")
+        }
+        if place.floating == true {
+            commands.append("\(target) floating enable")
+            commands.append("\(target) resize set \(max(place.width, 1)) px \(max(place.height, 1)) px")
+            commands.append("\(target) move absolute position \(place.x) px \(place.y) px")
+        }
+        if place.fullscreen { commands.append("\(target) fullscreen enable") }
+        var moved = !commands.isEmpty
+        for command in commands where (try? connection.run(command)) == nil { moved = false }
+        return moved
+    }
+
+    /// `name` as a quoted argument of a command, or nil when it holds a
+    /// character that could end the quotes or the command.
+    static func quoted(_ name: String) -> String? {
+        guard !name.isEmpty, SavedText.isPrintable(name), !name.contains("\""), !name.contains("\\") else { return nil }
+        return "\"\(name)\""
+    }
+}
