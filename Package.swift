@@ -59,8 +59,8 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 /// The plugins built with the package: (name, dependencies, directory).
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
-    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "NeovimControl", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "NeovimControl", "NeovimState", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
@@ -163,6 +163,7 @@ let package = Package(
         pluginLibrary("AppDiscovery", ["DesktopEntries", "ProcFiles", "UnitLaunching", "SystemSupport"]),
         pluginLibrary("AppLaunching", ["DesktopEntries", "UnitLaunching", "RestoredDBus", "SavedText", "SystemSupport", system]),
         pluginLibrary("NeovimControl", ["MessagePack", "ProcFiles", "UnixSocket", "SystemSupport", system]),
+        pluginLibrary("NeovimState", ["NeovimControl", restorationKit]),
         pluginLibrary("TmuxControl", ["ProcessSpawning", "ProcFiles", "SavedText", "SystemSupport", system]),
 
         // Executables.
@@ -200,7 +201,7 @@ let package = Package(
         // Tests.
         .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
-            "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
+            "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "MessagePack", "ProcFiles", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
             "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl",
             restorationKit, system, logging,
         ]),

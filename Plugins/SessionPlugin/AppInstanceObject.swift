@@ -2,7 +2,10 @@ import AppDiscovery
 import AppLaunching
 import DesktopEntries
 import RestorationKit
+import NeovimControl
+import NeovimState
 import SavedText
+import TmuxControl
 
 /// One running instance of an app, by its place among the app's instances
 /// (`0`, `1`, ... in the order they started): its working directory and the
@@ -16,18 +19,18 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     var restorationClass: (any RestorationClass.Type)? = AppInstanceObject.self
     private let directory: String?
     private let items: [String]
-    /// For a terminal emulator: the directories of the shells its windows
-    /// showed, and how many windows ran tmux instead.
+    /// For a terminal emulator: its windows' shells (directory, program,
+    /// Neovim state), and how many windows ran tmux instead.
     private let shells: TerminalShells?
     /// Where its windows were (``SavedWindow``).
     private let windows: [SavedWindow]
 
-    init(index: Int, app: RunningApp?, entry: DesktopEntry? = nil, isTerminal: Bool = false, windows: [SavedWindow] = []) {
+    init(index: Int, app: RunningApp?, entry: DesktopEntry? = nil, shells: TerminalShells? = nil, windows: [SavedWindow] = []) {
         restorationIdentifier = String(index)
         directory = app?.directory.flatMap { SavedText.isPlainAbsolutePath($0) ? $0 : nil }
         // The same rule as at the restore: the archive holds no more.
         items = entry.map { entry in (app?.openedItems ?? []).filter { DesktopAppLauncher.mayOpen($0, with: entry) } } ?? []
-        shells = isTerminal ? app.map { TerminalShells(of: $0.pid) } : nil
+        self.shells = shells
         self.windows = windows
     }
 
@@ -50,7 +53,12 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if let directory { try coder.encode(directory, forKey: "directory") }
         if !items.isEmpty { try coder.encode(items, forKey: "items") }
         if let shells {
-            try coder.encode(shells.directories, forKey: "shell-directories")
+            try coder.encode(StateValue.array(shells.shells.map { shell in
+                var fields: [String: StateValue] = ["directory": .string(shell.directory)]
+                if let program = shell.program { fields["program"] = .array(program.map { .string($0) }) }
+                if let editor = shell.editor { fields["nvim"] = .dictionary(editor.stateFields) }
+                return .dictionary(fields)
+            }), forKey: "shells")
             if shells.tmuxWindows > 0 { try coder.encode(shells.tmuxWindows, forKey: "tmux-windows") }
         }
         if !windows.isEmpty {
@@ -59,6 +67,36 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
     }
 
     /// The window placements stored by ``encodeRestorableState(with:)``; those that do not read are skipped.
+    /// The shells stored by ``encodeRestorableState(with:)`` (or, from an
+    /// archive of an earlier version, their directories alone); nil for an
+    /// instance that is no terminal's. Directories that are not plain
+    /// absolute paths are dropped, programs go through `policy` again
+    /// (R16), and a Neovim state that does not read is dropped with a line
+    /// in `problems`.
+    static func decodeShells(_ coder: StateCoder, policy: ProgramPolicy, problems: inout [String]) -> [TerminalShells.Shell]? {
+        if let directories = (try? coder.decode([String].self, forKey: "shell-directories")) ?? nil {
+            return directories.filter(SavedText.isPlainAbsolutePath).map { TerminalShells.Shell(directory: $0) }
+        }
+        guard case .array(let values)? = (try? coder.decodeValue(forKey: "shells")) ?? nil else { return nil }
+        return values.compactMap { value -> TerminalShells.Shell? in
+            guard case .dictionary(let fields) = value, case .string(let directory)? = fields["directory"], SavedText.isPlainAbsolutePath(directory) else { return nil }
+            var shell = TerminalShells.Shell(directory: directory)
+            if case .array(let arguments)? = fields["program"] {
+                let strings = arguments.compactMap(String.init(stateValue:))
+                shell.program = strings.count == arguments.count ? policy.command(for: strings) : nil
+                if shell.program == nil, let name = strings.first { problems.append("\(name) is not on the allow-list: the window gets a shell") }
+            }
+            if shell.program != nil, case .dictionary(let editor)? = fields["nvim"] {
+                do {
+                    shell.editor = try NeovimSession(stateFields: editor)
+                } catch {
+                    problems.append("the saved Neovim state cannot be read (\(error)); nvim starts as it was")
+                }
+            }
+            return shell
+        }
+    }
+
     static func decodeWindows(_ coder: StateCoder) -> [SavedWindow] {
         guard case .array(let values)? = (try? coder.decodeValue(forKey: "windows")) ?? nil else { return [] }
         return values.compactMap(SavedWindow.init(stateValue:))
@@ -81,26 +119,50 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if items.count < saved.count {
             plugin.context.log("\(path): \(saved.count - items.count) of its files are not reopened: not a plain path or a document URL, or its program would run them", level: .notice)
         }
-        // A terminal: its windows in the directories of their shells, through its own options.
-        if let shellDirectories = (try? coder.decode([String].self, forKey: "shell-directories")) ?? nil,
+        // A terminal: its windows in the directories of their shells, through
+        // its own options, each running its program again where it ran one.
+        var problems: [String] = []
+        if let shells = decodeShells(coder, policy: plugin.policy, problems: &problems),
            let terminal = TerminalEmulator.find(desktopID: id, executable: entry.exec?.program),
            let program = entry.exec?.program, terminal.accepts(program: program) {
+            for problem in problems { plugin.context.log("\(path): \(problem)", level: .info) }
             let tmuxWindows = ((try? coder.decode(Int.self, forKey: "tmux-windows")) ?? nil) ?? 0
-            if shellDirectories.isEmpty && tmuxWindows > 0 {
+            if shells.isEmpty && tmuxWindows > 0 {
                 plugin.context.log("\(path): its windows ran tmux, which the tmux plugin restores; it is not reopened", level: .info)
                 return nil
             }
-            let directories = shellDirectories.filter(SavedText.isPlainAbsolutePath)
             let saved = decodeWindows(coder)
             let instance = AppInstanceObject(
-                index: index, directory: directory, items: [], shells: TerminalShells(directories: directories, tmuxWindows: tmuxWindows), windows: saved
+                index: index, directory: directory, items: [], shells: TerminalShells(shells: shells, tmuxWindows: tmuxWindows), windows: saved
             )
             var windows = saved[...]
-            for launch in terminal.launches(directories: directories.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : directories) {
-                plugin.restore.pend(DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments), placing: windows.first.map { [$0] } ?? [], for: instance)
+            func pend(_ launch: (arguments: [String], directory: String), script: PaneProgramScript? = nil) {
+                plugin.restore.pend(
+                    DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments),
+                    placing: windows.first.map { [$0] } ?? [], for: instance, script: script?.path
+                )
                 windows = windows.dropFirst()
             }
-            if directories.isEmpty && directory == nil {
+            if shells.allSatisfy({ $0.program == nil }) {
+                // Shells only: as one launch where the terminal opens tabs.
+                for launch in terminal.launches(directories: shells.isEmpty ? [directory ?? ""].filter { !$0.isEmpty } : shells.map(\.directory)) { pend(launch) }
+            } else {
+                for shell in shells {
+                    guard let program = shell.program else {
+                        terminal.launches(directories: [shell.directory]).forEach { pend($0) }
+                        continue
+                    }
+                    do {
+                        let script = try plugin.writeTerminalScript(running: program)
+                        pend(terminal.launch(directory: shell.directory, running: script.terminalCommand), script: script)
+                        if let editor = shell.editor { plugin.restore.editorWaits(for: script.path, editor, path: path.description) }
+                    } catch {
+                        plugin.context.log("\(path): \(program.first ?? ""): \(error); the window gets a shell", level: .warning)
+                        terminal.launches(directories: [shell.directory]).forEach { pend($0) }
+                    }
+                }
+            }
+            if shells.isEmpty && directory == nil {
                 plugin.restore.pend(DesktopLaunch(entry: entry, directory: nil, items: []), placing: Array(windows), for: instance)
             }
             return instance

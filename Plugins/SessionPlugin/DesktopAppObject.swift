@@ -16,11 +16,12 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
     var restorationChildren: [any RestorableObject] { instances }
 
     /// An app read at a save; `windows` are where each process's windows are, when the window manager says.
-    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [SavedWindow]]) {
+    /// A terminal's windows are read by `shells`.
+    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [SavedWindow]], shells: (Int32) -> TerminalShells) {
         restorationIdentifier = desktopID
         let isTerminal = TerminalEmulator.find(desktopID: desktopID, executable: entry?.exec?.program) != nil
         self.instances = instances.enumerated().map { index, app in
-            AppInstanceObject(index: index, app: app, entry: entry, isTerminal: isTerminal, windows: windows[app.pid] ?? [])
+            AppInstanceObject(index: index, app: app, entry: entry, shells: isTerminal ? shells(app.pid) : nil, windows: windows[app.pid] ?? [])
         }
     }
 

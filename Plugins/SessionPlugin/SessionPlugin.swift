@@ -2,11 +2,16 @@ import AppDiscovery
 import AppLaunching
 import DesktopEntries
 import Foundation
+import NeovimControl
 import PluginSupport
+import ProcFiles
 import RestorationKit
 import RestoredDBus
+import SavedText
+import SystemPackage
+import SystemSupport
+import TmuxControl
 import UnitLaunching
-import X11Client
 
 /// The plugin's entry point: the C ABI's `restored_plugin_v1`.
 @_cdecl("restored_plugin_v1")
@@ -39,6 +44,8 @@ final class SessionPlugin: RestorationPlugin {
     let environment: [String: String]
     let exclusions: SessionExclusions
     let launchInterval: Duration
+    /// The programs a terminal window may show again (option `programs`, as the tmux plugin's).
+    let policy: ProgramPolicy
     /// The desktop entries, read again only when their directories changed:
     /// a save before suspend must not read hundreds of files each time.
     private(set) var entries = DesktopEntryIndex(directories: [])
@@ -61,6 +68,33 @@ final class SessionPlugin: RestorationPlugin {
         exclusions = SessionExclusions(options: context.options, environment: environment)
         let milliseconds = context.options["launch-interval"].flatMap(Int.init).map { max(0, min($0, 10_000)) } ?? 200
         launchInterval = .milliseconds(milliseconds)
+        policy = ProgramPolicy(option: context.options["programs"])
+    }
+
+    /// How long one save may spend asking the Neovims of terminal windows,
+    /// all of them together (each at most a second).
+    static let editorReadBudget: Duration = .seconds(2)
+    /// When this save stops asking Neovims.
+    private var editorReadDeadline = ContinuousClock.now
+
+    /// The windows of the terminal `pid`, each with its program as the
+    /// allow-list keeps it, and a Neovim's state within ``editorReadBudget``.
+    func terminalShells(of pid: Int32) -> TerminalShells {
+        TerminalShells(of: pid, policy: policy) { [self] program in
+            guard NeovimServer.isNeovim(pid: program.pid) else { return nil }
+            let left = ContinuousClock.now.duration(to: editorReadDeadline)
+            guard left > .milliseconds(10) else {
+                context.log("nvim \(program.pid): this save has spent its \(Self.editorReadBudget) on Neovims; only its command is saved", level: .notice)
+                return nil
+            }
+            let sockets = NeovimServer.sockets(ofProcess: program.pid)
+            do {
+                return try NeovimSession.read(fromServerAt: sockets, before: ContinuousClock.now + min(.seconds(1), left))
+            } catch {
+                context.log("nvim \(program.pid): \(error); only its command is saved", level: .notice)
+                return nil
+            }
+        }
     }
 
     var rootObjects: [any RestorableObject] { roots }
@@ -97,9 +131,10 @@ final class SessionPlugin: RestorationPlugin {
         }
         savedCounts = counts
         let windows = windowPlacer(environment: environment)?.windowsByProcess() ?? [:]
+        editorReadDeadline = ContinuousClock.now + Self.editorReadBudget
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
-                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows)
+                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows, shells: terminalShells(of:))
             } else {
                 DesktopAppObject(desktopID: id, carrying: carried[id] ?? [])
             }
@@ -135,6 +170,53 @@ final class SessionPlugin: RestorationPlugin {
 
     /// Whether `id` is left out now (an option or a plugin changed since the save).
     func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id, entry: entries[id]) != nil }
+
+    /// Writes the one-use script a terminal window runs to start
+    /// `program` again (``PaneProgramScript``) in `$XDG_RUNTIME_DIR`.
+    func writeTerminalScript(running program: [String]) throws -> PaneProgramScript {
+        guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory,
+              case let directory = FilePath(runtime).lexicallyNormalized(), SavedText.isTypable(directory.string)
+        else { throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script") }
+        return try PaneProgramScript.write(arguments: program, in: directory, forTerminal: true)
+    }
+
+    /// How long the Neovims of the restored terminal windows have, together,
+    /// to come up and take their state (a hang guard on a loaded machine),
+    /// every Neovim request included.
+    static let editorStartTimeout: Duration = .seconds(15)
+
+    /// Replays each Neovim's state into the nvim its window's script
+    /// started, each as soon as it listens; the windows are watched
+    /// together, so a Neovim that never comes costs the others nothing.
+    func replayEditors(_ editors: [SessionRestore.PendingEditor]) {
+        NeovimReplayQueue.replay(editors, within: Self.editorStartTimeout, sizing: .shares, session: \.session) { pending, _ in
+            guard let shell = Self.scriptProcesses([pending.script.string])[pending.script.string], let program = ForegroundProgram.of(panePID: shell),
+                  NeovimServer.isNeovim(pid: program.pid)
+            else { return nil }
+            return NeovimServer.sockets(ofProcess: program.pid).first
+        } report: { outcome in
+            switch outcome {
+            case .replayed(let pending, let problems): problems.forEach { context.log("\(pending.path): \($0)", level: .notice) }
+            case .failed(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
+            case .notFound(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
+            case .neverCame(let pending):
+                context.log("\(pending.path): no nvim came up in its window within \(Self.editorStartTimeout); its windows were not replayed", level: .warning)
+            }
+        }
+    }
+
+    /// The processes of this user running one of `scripts` (`/bin/sh SCRIPT`), by script.
+    private static func scriptProcesses(_ scripts: Set<String>) -> [String: Int32] {
+        let uid = getuid()
+        var found: [String: Int32] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(name), ProcProcess.mayBelong(pid, to: uid),
+                  let arguments = ProcProcess.commandLine(of: pid), arguments.count == 2, arguments[0] == "/bin/sh", scripts.contains(arguments[1])
+            else { continue }
+            found[arguments[1]] = pid
+        }
+        return found
+    }
 
     /// How long a restore waits for the relaunched apps' windows to map.
     static let placementBudget: Duration = .seconds(8)
@@ -188,6 +270,8 @@ final class SessionPlugin: RestorationPlugin {
             switch outcome {
             case .failure(let error):
                 context.log("\(launch.launch.entry.id): not reopened: \(error); it stays in the archive for the next login", level: .warning)
+                // Its window's script will never run.
+                if let script = launch.script { unlink(script.string) }
                 failedInstances[ObjectIdentifier(launch.instance)] = (launch.launch.entry.id, launch.instance)
             case .success(.detached): detached += 1
             case .success: break
@@ -205,6 +289,11 @@ final class SessionPlugin: RestorationPlugin {
             let placed = placer.place(started, before: before, deadline: ContinuousClock.now + Self.placementBudget)
             context.log("placed \(placed) window(s) where they were", level: .info)
         }
+        // The Neovims the terminal windows start take their state.
+        let failedScripts = Set(zip(pending, outcomes).compactMap { launch, outcome -> FilePath? in
+            if case .failure = outcome { launch.script } else { nil }
+        })
+        replayEditors(finished.editors.filter { !failedScripts.contains($0.script) })
         // An app none of whose launches runs a few seconds later failed to
         // launch. (An app that hands its launch over to an instance already
         // running counts as running; some windows of a terminal dying while

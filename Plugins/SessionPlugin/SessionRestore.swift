@@ -1,5 +1,7 @@
 import AppLaunching
 import DesktopEntries
+import NeovimControl
+import SystemPackage
 
 /// One restore of the session plugin: the apps it reopens and each launch
 /// to make once every instance is known. Owned by the ``SessionPlugin``
@@ -12,6 +14,18 @@ struct SessionRestore {
         let launch: DesktopLaunch
         let placements: [SavedWindow]
         let instance: AppInstanceObject
+        /// The one-use script of the program the window runs, if any:
+        /// removed when the launch fails.
+        let script: FilePath?
+    }
+
+    /// A Neovim's state waiting for the nvim a terminal window's script starts.
+    struct PendingEditor {
+        /// The script (``PaneProgramScript``) whose process runs the nvim.
+        let script: FilePath
+        let session: NeovimSession
+        /// The instance's path, for the log.
+        let path: String
     }
 
     /// How many instances of each app ran when the restore began, by desktop id.
@@ -20,6 +34,8 @@ struct SessionRestore {
     private(set) var entries: [String: DesktopEntry] = [:]
     /// The launches, in the order the archive holds them.
     private(set) var launches: [PendingLaunch] = []
+    /// The Neovims to replay once their windows run them.
+    private(set) var editors: [PendingEditor] = []
     /// The instances the archive holds, by desktop id, for the first save's comparison.
     private(set) var archivedCounts: [String: Int] = [:]
 
@@ -39,7 +55,12 @@ struct SessionRestore {
     }
 
     /// Queues `launch` for `instance`, with where its windows were.
-    mutating func pend(_ launch: DesktopLaunch, placing placements: [SavedWindow], for instance: AppInstanceObject) {
-        launches.append(PendingLaunch(launch: launch, placements: placements, instance: instance))
+    mutating func pend(_ launch: DesktopLaunch, placing placements: [SavedWindow], for instance: AppInstanceObject, script: FilePath? = nil) {
+        launches.append(PendingLaunch(launch: launch, placements: placements, instance: instance, script: script))
+    }
+
+    /// `session` is replayed into the nvim the window running `script` starts.
+    mutating func editorWaits(for script: FilePath, _ session: NeovimSession, path: String) {
+        editors.append(PendingEditor(script: script, session: session, path: path))
     }
 }

@@ -1,32 +1,50 @@
+import NeovimControl
 import ProcFiles
 import TmuxControl
 
-/// The shells a terminal emulator shows: one per window or tab, the first
-/// shells below its process (a shell started from a shell is the same
-/// window), with the directory each is in (`/proc/PID/cwd`) and whether it
-/// runs a tmux client (that window is the tmux plugin's).
+/// The windows of a terminal emulator: one per shell, the first shells
+/// below its process (a shell started from a shell is the same window),
+/// each with the directory it is in (`/proc/PID/cwd`) and the program it
+/// shows, when it shows one (its terminal's foreground job: `less`, `ssh`,
+/// `nvim`), and a window running a tmux client counted apart (that window
+/// is the tmux plugin's).
 struct TerminalShells {
-    /// The directories of the windows that showed a shell, in the order the shells started.
-    var directories: [String] = []
+    /// One window's shell.
+    struct Shell: Hashable {
+        /// Its working directory.
+        var directory: String
+        /// The program it showed, its arguments filtered by the allow-list
+        /// (``ProgramPolicy``); nil for a shell at its prompt.
+        var program: [String]?
+        /// The state of that program when it is a Neovim that answered.
+        var editor: NeovimSession?
+    }
+
+    /// The windows that showed a shell, in the order the shells started.
+    var shells: [Shell] = []
     /// How many windows ran tmux.
     var tmuxWindows = 0
 
+    /// The directories of the windows, in order.
+    var directories: [String] { shells.map(\.directory) }
+
     /// Shells as an archive held them.
-    init(directories: [String], tmuxWindows: Int) {
-        self.directories = directories
+    init(shells: [Shell], tmuxWindows: Int) {
+        self.shells = shells
         self.tmuxWindows = tmuxWindows
     }
 
-    /// The shells below process `pid`.
-    init(of pid: Int32, proc: String = "/proc") {
+    /// The shells below process `pid`; each window's program kept as
+    /// `policy` allows, and a Neovim's state read by `readEditor`.
+    init(of pid: Int32, policy: ProgramPolicy = ProgramPolicy(), readEditor: (ForegroundProgram) -> NeovimSession? = { _ in nil }, proc: String = "/proc") {
         var queue = ProcProcess.children(of: pid, proc: proc)
-        var shells: [(start: UInt64, pid: Int32)] = []
+        var found: [(start: UInt64, pid: Int32)] = []
         while !queue.isEmpty {
             let child = queue.removeFirst()
             guard let first = ProcProcess.commandLine(of: child, proc: proc)?.first else { continue }
             let name = ForegroundProgram.baseName(first)
             if ForegroundProgram.shells.contains(name) {
-                shells.append((ProcProcess.startTime(of: child, proc: proc), child))
+                found.append((ProcProcess.startTime(of: child, proc: proc), child))
             } else if name == "tmux" {
                 // A window running tmux itself (`kitty tmux`, `alacritty -e tmux`).
                 tmuxWindows += 1
@@ -35,11 +53,14 @@ struct TerminalShells {
                 queue += ProcProcess.children(of: child, proc: proc)
             }
         }
-        for shell in shells.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
-            if let program = ForegroundProgram.of(panePID: shell.pid, proc: proc), ForegroundProgram.baseName(program.arguments.first ?? "") == "tmux" {
+        for shell in found.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
+            let foreground = ForegroundProgram.of(panePID: shell.pid, proc: proc)
+            if let foreground, ForegroundProgram.baseName(foreground.arguments.first ?? "") == "tmux" {
                 tmuxWindows += 1
             } else if let directory = ProcProcess.directory(of: shell.pid, proc: proc) {
-                directories.append(directory)
+                let program = foreground.flatMap { policy.command(for: $0.arguments) }
+                let editor = program != nil ? foreground.flatMap(readEditor) : nil
+                shells.append(Shell(directory: directory, program: program, editor: editor))
             }
         }
     }

@@ -52,6 +52,7 @@ struct TilingWindowPlacer: WindowPlacer {
             commands.append("\(target) move container to workspace \(workspace)")
         }
         if place.floating == true {
+            // Its size first: resizing a floating window moves it.
             commands.append("\(target) floating enable")
             commands.append("\(target) resize set \(max(place.width, 1)) px \(max(place.height, 1)) px")
             commands.append("\(target) move absolute position \(place.x) px \(place.y) px")

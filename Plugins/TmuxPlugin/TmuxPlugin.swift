@@ -302,49 +302,16 @@ final class TmuxPlugin: RestorationPlugin {
     /// each as soon as it listens: the panes are watched together, so a
     /// Neovim that never comes costs the others nothing.
     func replayEditors() {
-        let deadline = ContinuousClock.now + Self.editorStartTimeout
-        var waiting = restore.pendingEditors
-        while !waiting.isEmpty {
-            var still: [TmuxRestore.PendingEditor] = []
-            for var pending in waiting {
-                do {
-                    guard let socket = try editorSocket(for: &pending, before: deadline) else {
-                        still.append(pending)
-                        continue
-                    }
-                    try replay(pending, at: socket, before: deadline)
-                } catch {
-                    context.log("\(pending.path): \(error)", level: .warning)
-                }
+        NeovimReplayQueue.replay(restore.pendingEditors, within: Self.editorStartTimeout, sizing: .cells, session: \.session) { pending, deadline in
+            try editorSocket(for: &pending, before: deadline)
+        } report: { outcome in
+            switch outcome {
+            case .replayed(let pending, let problems): problems.forEach { context.log("\(pending.path): \($0)", level: .notice) }
+            case .failed(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
+            case .notFound(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
+            case .neverCame(let pending):
+                context.log("\(pending.path): no nvim came up in pane \(pending.target) within \(Self.editorStartTimeout); its windows were not replayed", level: .warning)
             }
-            waiting = still
-            guard !waiting.isEmpty else { break }
-            guard ContinuousClock.now < deadline else {
-                for pending in waiting {
-                    context.log("\(pending.path): no nvim came up in pane \(pending.target) within \(Self.editorStartTimeout); its windows were not replayed", level: .warning)
-                }
-                break
-            }
-            usleep(50_000)
-        }
-    }
-
-    /// Replays `pending` into the nvim listening on `socket`.
-    private func replay(_ pending: TmuxRestore.PendingEditor, at socket: FilePath, before deadline: ContinuousClock.Instant) throws {
-        let client = try NeovimClient(socket: socket, timeout: .seconds(3))
-        client.deadline = deadline
-        // A Neovim asking its user something as it starts (a swap file of
-        // the file it was typed with) is left to the user: their answer
-        // comes first, and nothing is replayed behind it.
-        let asking = ContinuousClock.now + .seconds(1)
-        while try client.call("nvim_get_mode")["blocking"]?.boolValue == true {
-            guard ContinuousClock.now < asking else {
-                throw NeovimError.waitsForUser
-            }
-            usleep(50_000)
-        }
-        for problem in try pending.session.replay(into: client) {
-            context.log("\(pending.path): \(problem)", level: .notice)
         }
     }
 

@@ -23,7 +23,9 @@ public struct WindowTree: Sendable {
         public var floating: Bool
         /// Whether it is fullscreen.
         public var fullscreen: Bool
-        /// Its frame on the screen (x, y, width, height).
+        /// Its frame on the screen (x, y, width, height): for a floating
+        /// window, its outer frame, title bar included, as `move absolute
+        /// position` and `resize set` take it.
         public var frame: [Int]
     }
 
@@ -43,10 +45,12 @@ public struct WindowTree: Sendable {
         let workspace = node.type == "workspace" ? node.name : workspace
         let isWindow = (node.type == "con" || node.type == "floating_con") && (node.pid != nil || node.window != nil) && (node.nodes ?? []).isEmpty
         if isWindow, let workspace, let output, let rect = node.rect {
+            let floats = floating || node.type == "floating_con"
+            let title = floats ? node.deco_rect?.height ?? 0 : 0
             windows.append(Window(
                 id: node.id, pid: node.pid, xWindow: node.window, appID: node.app_id, windowClass: node.window_properties?.class,
-                workspace: workspace, output: output, floating: floating || node.type == "floating_con",
-                fullscreen: (node.fullscreen_mode ?? 0) != 0, frame: [rect.x, rect.y, rect.width, rect.height]
+                workspace: workspace, output: output, floating: floats,
+                fullscreen: (node.fullscreen_mode ?? 0) != 0, frame: [rect.x, rect.y - title, rect.width, rect.height + title]
             ))
         }
         for child in node.nodes ?? [] { collect(child, workspace: workspace, output: output, floating: floating, into: &windows) }
@@ -72,6 +76,7 @@ public struct WindowTree: Sendable {
         var app_id: String?
         var window_properties: Properties?
         var rect: Rect?
+        var deco_rect: Rect?
         var fullscreen_mode: Int?
         var nodes: [Node]?
         var floating_nodes: [Node]?

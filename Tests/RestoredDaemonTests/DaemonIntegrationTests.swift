@@ -237,35 +237,12 @@ import Testing
     func swayExitSaves() async throws {
         let environment = try await Environment.make()
         let root = environment.bus.directory.path
-        // sway's own runtime directory and home, as user nobody.
-        let runtime = root + "/sway-runtime", home = root + "/sway-home"
-        for directory in [runtime, home] {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            #expect(chown(directory, 65534, 65534) == 0)
-        }
-        chmod(root, 0o755)
-        try "\n".write(toFile: home + "/config", atomically: true, encoding: .utf8)
-        var variables = ProcessInfo.processInfo.environment
-        variables["XDG_RUNTIME_DIR"] = runtime
-        variables["HOME"] = home
-        variables["WLR_BACKENDS"] = "headless"
-        variables["WLR_RENDERER"] = "pixman"
-        variables["WLR_LIBINPUT_NO_DEVICES"] = "1"
-        for name in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "DBUS_SESSION_BUS_ADDRESS"] { variables.removeValue(forKey: name) }
-        let sway = try ChildProcess(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/sway", "-c", home + "/config"],
-            environment: variables, log: root + "/sway.log"
-        )
+        let sway = try await HeadlessSway(root: root)
         defer { sway.stop() }
-        var socket = ""
-        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
-            socket = ((try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []).first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }.map { runtime + "/" + $0 } ?? ""
-            return !socket.isEmpty && FileManager.default.fileExists(atPath: runtime + "/wayland-1")
-        }
-
+        let socket = sway.socket
         let daemon = try environment.startDaemon(
             log: "restored.log", arguments: ["--autosave-interval", "0"],
-            environment: ["XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": "wayland-1", "SWAYSOCK": socket]
+            environment: sway.clientEnvironment
         )
         _ = try await environment.waitForNotify("READY=1")
         try await LogindInhibitorTests.eventually { environment.wholeLog("restored.log").contains("following the window manager's IPC at \(socket)") }
@@ -274,13 +251,12 @@ import Testing
         try #"{"editorText":"typed before leaving sway","selectedIndices":[0],"editorNoteID":"a"}"#
             .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
 
-        variables["SWAYSOCK"] = socket
-        _ = try await CompletedCommand.run("/usr/bin/swaymsg", ["-s", socket, "exit"], environment: variables, in: URL(fileURLWithPath: root))
+        try await sway.message(["exit"])
         try await LogindInhibitorTests.eventually(within: .seconds(20)) {
             try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
         }
         #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"))
-        #expect(await sway.exited(timeout: .seconds(10)) != nil)
+        #expect(await sway.process.exited(timeout: .seconds(10)) != nil)
         #expect(await daemon.terminated() == 0)
     }
 

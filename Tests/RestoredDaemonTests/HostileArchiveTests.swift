@@ -307,8 +307,8 @@ extension HostileArchiveTests {
             let directories = [directory + "/" + payload, payload, directory]
             var archive = saved
             var entries = try StateContainerReader.decodeEntries(archive.objects[terminalObject].state)
-            entries.removeAll { $0.key == "shell-directories" }
-            entries.append(StoredEntry(key: "shell-directories", value: .array(directories.map { .string($0) })))
+            entries.removeAll { $0.key == "shells" || $0.key == "shell-directories" }
+            entries.append(StoredEntry(key: "shells", value: .array(directories.map { .dictionary([StoredEntry(key: "directory", value: .string($0))]) })))
             archive.objects[terminalObject].state = StateContainerWriter.encode(entries)
             archive.restoreAttempts = 0
             try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))

@@ -32,9 +32,26 @@ public struct TerminalEmulator: Hashable, Sendable {
     /// The option that opens the first window, before its directory, when
     /// a directory given before any window would not be its (GNOME Terminal).
     public var windowOption: String?
+    /// What comes before a command the window runs instead of the user's
+    /// shell (`-e`, `--`, or nothing where the command is what follows the
+    /// options).
+    public var commandOption: [String] = []
 
     /// The known terminal emulators.
-    public static let known: [TerminalEmulator] = [
+    public static let known: [TerminalEmulator] = knownWithoutCommands.map { terminal in
+        var terminal = terminal
+        terminal.commandOption = commandOptions[terminal.executable] ?? ["-e"]
+        return terminal
+    }
+
+    /// How each known terminal takes a command, by executable: each says
+    /// so in its manual page.
+    private static let commandOptions: [String: [String]] = [
+        "gnome-terminal-server": ["--"], "kgx": ["--"], "konsole": ["-e"], "xfce4-terminal": ["-x"], "kitty": [], "alacritty": ["-e"],
+        "foot": [], "wezterm-gui": ["--"], "ghostty": ["-e"], "tilix": ["-e"], "xterm": ["-e"],
+    ]
+
+    private static let knownWithoutCommands: [TerminalEmulator] = [
         TerminalEmulator(executable: "gnome-terminal-server", programs: ["gnome-terminal"], desktopIDs: ["org.gnome.Terminal.desktop", "gnome-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab", windowOption: "--window"),
         TerminalEmulator(executable: "kgx", programs: ["kgx"], desktopIDs: ["org.gnome.Console.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil, windowOption: nil),
         TerminalEmulator(executable: "konsole", programs: ["konsole"], desktopIDs: ["org.kde.konsole.desktop", "konsole.desktop"], directoryOption: .separate("--workdir"), prefix: [], tabOption: nil, windowOption: nil),
@@ -66,17 +83,26 @@ public struct TerminalEmulator: Hashable, Sendable {
     /// in. All of them in one launch when the terminal opens tabs.
     public func launches(directories: [String]) -> [(arguments: [String], directory: String)] {
         guard let first = directories.first else { return [] }
-        func option(_ directory: String) -> [String] {
-            switch directoryOption {
-            case .joined(let name): return [name + directory]
-            case .separate(let name): return [name, directory]
-            case .startDirectory: return []
-            }
-        }
         if let tabOption, directories.count > 1 {
             let window = windowOption.map { [$0] } ?? []
-            return [(prefix + window + option(first) + directories.dropFirst().flatMap { [tabOption] + option($0) }, first)]
+            return [(prefix + window + directoryArguments(first) + directories.dropFirst().flatMap { [tabOption] + directoryArguments($0) }, first)]
         }
-        return directories.map { (prefix + option($0), $0) }
+        return directories.map { (prefix + directoryArguments($0), $0) }
+    }
+
+    /// The launch that reopens one window in `directory` running `command`
+    /// (`/bin/sh SCRIPT`) instead of the user's shell.
+    public func launch(directory: String, running command: [String]) -> (arguments: [String], directory: String) {
+        let window = tabOption != nil ? (windowOption.map { [$0] } ?? []) : []
+        return (prefix + window + directoryArguments(directory) + commandOption + command, directory)
+    }
+
+    /// How `directory` reaches it.
+    private func directoryArguments(_ directory: String) -> [String] {
+        switch directoryOption {
+        case .joined(let name): [name + directory]
+        case .separate(let name): [name, directory]
+        case .startDirectory: []
+        }
     }
 }

@@ -12,7 +12,12 @@ extension NeovimSession {
     /// Cursors are kept within the file as it is now. When opening a file
     /// makes Neovim stop for its user (a swap file), the replay stops
     /// there with an error: the user's answer comes first.
-    public func replay(into client: NeovimClient) throws(NeovimError) -> [String] {
+    ///
+    /// `sizing` says what the windows' saved sizes mean: cells (a tmux
+    /// pane gets its saved size back, so its Neovim has the room it had),
+    /// or shares of the editor's room, for a terminal window whose size is
+    /// its window manager's and may differ from the saved one.
+    public func replay(into client: NeovimClient, sizing: Sizing = .cells) throws(NeovimError) -> [String] {
         var problems: [String] = []
         if !Self.isPlainPath(directory) {
             problems.append("\(directory) is no absolute path: the directory is not changed")
@@ -46,10 +51,11 @@ extension NeovimSession {
                 try show(window, in: handle, client: client, problems: &problems)
             }
             // Sizes last, twice: a window's size bounds its neighbours'.
+            let (columns, lines) = sizing == .cells ? (1.0, 1.0) : try scale(of: tab.layout, client: client)
             for _ in 0 ..< 2 {
                 for (window, handle, _) in placed {
-                    _ = try? client.call("nvim_win_set_width", [handle, .int(Int64(window.width))])
-                    _ = try? client.call("nvim_win_set_height", [handle, .int(Int64(window.height))])
+                    _ = try? client.call("nvim_win_set_width", [handle, .int(Int64((Double(window.width) * columns).rounded()))])
+                    _ = try? client.call("nvim_win_set_height", [handle, .int(Int64((Double(window.height) * lines).rounded()))])
                 }
             }
             // The current window by its place in the saved layout: a split
@@ -62,6 +68,40 @@ extension NeovimSession {
             _ = try client.call("nvim_set_current_tabpage", [tabHandles[currentTab]])
         }
         return problems
+    }
+
+    /// What the saved sizes of a tab's windows mean.
+    public enum Sizing: Hashable, Sendable {
+        /// Cells, as saved.
+        case cells
+        /// Shares of the room the editor has now.
+        case shares
+    }
+
+    /// How much larger the editor's room is now than `layout`'s was, across
+    /// and down: the current window area (`&columns`, and `&lines` less the
+    /// command line, status and tab lines that the saved windows did not
+    /// count either) over the saved layout's.
+    private func scale(of layout: Layout, client: NeovimClient) throws(NeovimError) -> (Double, Double) {
+        let (width, height) = Self.extent(of: layout)
+        guard width > 0, height > 0 else { return (1, 1) }
+        let columns = try client.call("nvim_get_option", ["columns"]).intValue ?? width
+        // The windows' total height now: the first tab's room as Neovim lays it out.
+        let windowsHeight = try client.call("nvim_eval", ["&lines - &cmdheight - (&laststatus > 0 ? 1 : 0) - (tabpagenr('$') > 1 || &showtabline == 2 ? 1 : 0)"]).intValue ?? height
+        return (Double(columns) / Double(width), Double(windowsHeight) / Double(height))
+    }
+
+    /// The cells a layout covers, separators and status lines of its splits included.
+    private static func extent(of layout: Layout) -> (width: Int, height: Int) {
+        switch layout {
+        case .window(let window): return (window.width, window.height)
+        case .row(let parts):
+            let sizes = parts.map(extent(of:))
+            return (sizes.reduce(0) { $0 + $1.width } + parts.count - 1, sizes.map(\.height).max() ?? 0)
+        case .column(let parts):
+            let sizes = parts.map(extent(of:))
+            return (sizes.map(\.width).max() ?? 0, sizes.reduce(0) { $0 + $1.height } + parts.count - 1)
+        }
     }
 
     /// Splits `handle` as `layout` says and lists each window with its handle.

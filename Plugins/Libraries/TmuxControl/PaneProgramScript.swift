@@ -30,12 +30,26 @@ public struct PaneProgramScript: Sendable {
         "rm -f -- \"$0\"\nexec \(arguments.map(SavedText.shellQuoted).joined(separator: " "))\n"
     }
 
+    /// The script's text for a terminal window that runs it instead of
+    /// the user's shell: the program runs as the terminal's foreground job
+    /// (`set -m`: a process group of its own, as if typed at a prompt),
+    /// then the user's shell takes the window.
+    public static func terminalText(for arguments: [String]) -> String {
+        "rm -f -- \"$0\"\nset -m\n\(arguments.map(SavedText.shellQuoted).joined(separator: " "))\nexec \"${SHELL:-/bin/sh}\"\n"
+    }
+
+    /// The command a terminal window runs the script with.
+    public var terminalCommand: [String] { ["/bin/sh", path.string] }
+
     /// Writes the script that runs `arguments` in `directory` (an absolute
-    /// path of plain characters, ``SavedText/isTypable(_:)``).
-    public static func write(arguments: [String], in directory: FilePath) throws(TmuxError) -> PaneProgramScript {
+    /// path of plain characters, ``SavedText/isTypable(_:)``): typed into a
+    /// tmux pane's shell, or (`forTerminal`) run by a terminal window
+    /// instead of its shell.
+    public static func write(arguments: [String], in directory: FilePath, forTerminal: Bool = false) throws(TmuxError) -> PaneProgramScript {
         guard !arguments.isEmpty, arguments.allSatisfy({ !$0.contains("\0") }) else {
             throw .invalidCommandLine
         }
-        return PaneProgramScript(path: try PaneFile.create(prefix: "restored-tmux-program", contents: text(for: arguments), in: directory))
+        let text = forTerminal ? terminalText(for: arguments) : text(for: arguments)
+        return PaneProgramScript(path: try PaneFile.create(prefix: forTerminal ? "restored-terminal-program" : "restored-tmux-program", contents: text, in: directory))
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import MessagePack
+import NeovimControl
+import ProcFiles
+import RestoredTestSupport
+import SystemPackage
+import Testing
+import TmuxControl
+import WindowManagerIPC
+
+/// The session plugin on a real headless sway with real foot terminals:
+/// each window back on its workspace, floating where it floated, in its
+/// shell's directory, running what it ran (less, and nvim with its splits,
+/// files and cursors), through the daemon and a user manager played by
+/// python3-dbusmock.
+@Suite struct TilingSessionTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+    static let appID = "org.restored.Session"
+
+    /// One foot window of the test: its process and its shell's directory.
+    struct Terminal {
+        let process: ChildProcess
+        let directory: String
+    }
+
+    /// The shell pids of foot `pid`, by their directory.
+    static func shellDirectories(of pid: Int32) -> [String: Int32] {
+        var found: [String: Int32] = [:]
+        for child in ProcProcess.children(of: pid) {
+            guard let name = ProcProcess.commandLine(of: child)?.first, ForegroundProgram.shells.contains(ForegroundProgram.baseName(name)),
+                  let directory = ProcProcess.directory(of: child) else { continue }
+            found[directory] = child
+        }
+        return found
+    }
+
+    @Test("sway and foot: four windows (one moved to workspace 3, one floating at its place, one running nvim with two files in splits, one running less) are saved through the daemon, killed, and come back each on its workspace, floating where it floated, in its directory, running what it ran, Neovim's state and all")
+    func swayFootWindows() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let sway = try await HeadlessSway(root: root)
+        defer { sway.stop() }
+        try FileManager.default.createDirectory(atPath: root + "/share/applications", withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Foot\nExec=foot\nTerminal=false\n".write(toFile: root + "/share/applications/foot.desktop", atomically: false, encoding: .utf8)
+        let names = ["shell", "floating", "editor", "pager"]
+        for name in names { try FileManager.default.createDirectory(atPath: root + "/\(name) dir", withIntermediateDirectories: true) }
+        let editorDirectory = root + "/editor dir"
+        try (1 ... 200).map { "line \($0)" }.joined(separator: "\n").write(toFile: editorDirectory + "/a.txt", atomically: true, encoding: .utf8)
+        try "one\ntwo\nthree\n".write(toFile: editorDirectory + "/b.txt", atomically: true, encoding: .utf8)
+        try "page one\n".write(toFile: root + "/pager dir/notes.txt", atomically: true, encoding: .utf8)
+
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(sway.clientEnvironment) { _, new in new }
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables["SHELL"] = "/bin/sh"
+        variables["HOME"] = root
+        variables.removeValue(forKey: "DISPLAY")
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: sway.clientEnvironment.merging(["SHELL": "/bin/sh", "HOME": root]) { _, new in new })
+        defer { manager.stop() }
+
+        // Each window as its user made it: a shell in its directory, the
+        // program run from it as a job (as typed at a prompt).
+        func foot(_ name: String, running program: String? = nil) throws -> Terminal {
+            let directory = root + "/\(name) dir"
+            let command = program.map { "cd \"$0\" && set -m && \($0) ; exec /bin/sh" } ?? "cd \"$0\" && exec /bin/sh"
+            let process = try ChildProcess("/usr/bin/foot", ["/bin/sh", "-c", command, directory], environment: variables, log: root + "/foot-\(name).log")
+            return Terminal(process: process, directory: directory)
+        }
+        var terminals: [String: Terminal] = [:]
+        defer { for terminal in terminals.values { terminal.process.stop() } }
+        for (name, program) in [("shell", nil), ("floating", nil), ("editor", "nvim a.txt"), ("pager", "less notes.txt")] as [(String, String?)] {
+            terminals[name] = try foot(name, running: program)
+            try await LogindInhibitorTests.eventually { (try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows.contains { $0.pid == terminals[name]!.process.pid }) == true }
+        }
+        let pid = { (name: String) in terminals[name]!.process.pid }
+        try await sway.message(["[pid=\(pid("shell"))] move container to workspace 3"])
+        for command in ["floating enable", "resize set 700 px 400 px", "move absolute position 100 px 80 px"] {
+            try await sway.message(["[pid=\(pid("floating"))] \(command)"])
+        }
+        // Neovim: the user splits and moves.
+        var editor: (pid: Int32, client: NeovimClient)?
+        try await LogindInhibitorTests.eventually {
+            guard let shell = Self.shellDirectories(of: pid("editor"))[editorDirectory], let program = ForegroundProgram.of(panePID: shell),
+                  let socket = NeovimServer.sockets(ofProcess: program.pid).first, let client = try? NeovimClient(socket: socket, timeout: .seconds(10)) else { return false }
+            editor = (program.pid, client)
+            return true
+        }
+        // The layout settles (foot takes its new size) before the user splits.
+        var size: MessagePackValue = .nil
+        try await LogindInhibitorTests.eventually {
+            let now = try editor!.client.call("nvim_eval", ["[&columns, &lines]"])
+            defer { size = now }
+            try await Task.sleep(for: .milliseconds(500))
+            return now == size
+        }
+        for command in ["vsplit \(editorDirectory)/b.txt", "call cursor(3, 2)", "wincmd l", "call cursor(120, 4)"] {
+            _ = try editor!.client.call("nvim_command", [.string(command)])
+        }
+        let savedEditor = try NeovimSession.read(from: editor!.client)
+        #expect(savedEditor.tabs.first?.layout.windows.count == 2)
+        try await LogindInhibitorTests.eventually {
+            Self.shellDirectories(of: pid("pager"))[root + "/pager dir"].flatMap { ForegroundProgram.of(panePID: $0) }?.arguments == ["less", "notes.txt"]
+        }
+        let before = try WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows
+        let place = { (windows: [WindowTree.Window], pid: Int32) in windows.first { $0.pid == pid } }
+        let floatingBefore = try #require(place(before, pid("floating")))
+        #expect(floatingBefore.floating && place(before, pid("shell"))?.workspace == "3")
+
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
+        defer { admin.close() }
+        for terminal in terminals.values { terminal.process.stop() }
+        terminals = [:]
+        try await LogindInhibitorTests.eventually { (try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows.isEmpty) == true }
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        let units = try await manager.transientUnits()
+        #expect(units.count == 4, "\(environment.wholeLog("restored.log"))")
+        // Each new foot, known by its shell's directory.
+        var restored: [String: Int32] = [:]
+        try await LogindInhibitorTests.eventually {
+            for unit in units {
+                guard let footPID = manager.spawned[unit.name] else { continue }
+                for (directory, _) in Self.shellDirectories(of: footPID) { restored[directory] = footPID }
+            }
+            return restored.count == 4
+        }
+        for name in names { #expect(restored[root + "/\(name) dir"] != nil, "\(name): \(restored)") }
+        // Each window where it was.
+        try await LogindInhibitorTests.eventually {
+            let after = (try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows) ?? []
+            guard let shell = place(after, restored[root + "/shell dir"] ?? 0), let floating = place(after, restored[root + "/floating dir"] ?? 0) else { return false }
+            return shell.workspace == "3" && floating.floating && floating.frame == floatingBefore.frame
+        }
+        let after = try WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows
+        #expect(place(after, restored[root + "/editor dir"] ?? 0)?.workspace == "1")
+        #expect(place(after, restored[root + "/floating dir"] ?? 0)?.frame == floatingBefore.frame)
+        // less runs again with its file; nvim with its whole state.
+        try await LogindInhibitorTests.eventually {
+            Self.shellDirectories(of: restored[root + "/pager dir"] ?? 0)[root + "/pager dir"].flatMap { ForegroundProgram.of(panePID: $0) }?.arguments == ["less", "notes.txt"]
+        }
+        var restoredSession: NeovimSession?
+        try await LogindInhibitorTests.eventually {
+            guard let shell = Self.shellDirectories(of: restored[editorDirectory] ?? 0)[editorDirectory], let program = ForegroundProgram.of(panePID: shell),
+                  let socket = NeovimServer.sockets(ofProcess: program.pid).first, let client = try? NeovimClient(socket: socket, timeout: .seconds(10)),
+                  let session = try? NeovimSession.read(from: client) else { return false }
+            restoredSession = session
+            return session == savedEditor
+        }
+        #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
+        // Nothing of the one-use scripts is left.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sway.runtimeDirectory).filter { $0.hasPrefix("restored-terminal-program-") }.isEmpty)
+        for unit in units { if let footPID = manager.spawned[unit.name] { kill(footPID, SIGKILL) } }
+        #expect(await daemon.terminated() == 0)
+    }
+}
