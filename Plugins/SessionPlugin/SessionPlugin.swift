@@ -195,12 +195,8 @@ final class SessionPlugin: RestorationPlugin {
             else { return nil }
             return NeovimServer.sockets(ofProcess: program.pid).first
         } report: { outcome in
-            switch outcome {
-            case .replayed(let pending, let problems): problems.forEach { context.log("\(pending.path): \($0)", level: .notice) }
-            case .failed(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
-            case .notFound(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
-            case .neverCame(let pending):
-                context.log("\(pending.path): no nvim came up in its window within \(Self.editorStartTimeout); its windows were not replayed", level: .warning)
+            for line in outcome.lines(name: \.path, place: { _ in "its window" }, timeout: Self.editorStartTimeout) {
+                context.log(line.text, level: line.warning ? .warning : .notice)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Glibc
 import SavedText
 import SystemPackage
 import WindowManagerIPC
@@ -60,7 +61,22 @@ struct TilingWindowPlacer: WindowPlacer {
         if place.fullscreen { commands.append("\(target) fullscreen enable") }
         var moved = !commands.isEmpty
         for command in commands where (try? connection.run(command)) == nil { moved = false }
+        if moved, place.floating == true { settleFloatingFrame(of: id, at: place) }
         return moved
+    }
+
+    /// A window that has just mapped may still commit the size it was
+    /// first given after the window manager resized it: its frame is looked
+    /// at again for a second, and resized and moved again while it differs.
+    private func settleFloatingFrame(of id: UInt64, at place: SavedWindow) {
+        let target = "[con_id=\(id)]"
+        let wanted = [place.x, place.y, max(place.width, 1), max(place.height, 1)]
+        for _ in 0 ..< 5 {
+            usleep(200_000)
+            guard let window = (try? connection.tree())?.windows.first(where: { UInt64($0.id) == id }), window.frame != wanted else { return }
+            _ = try? connection.run("\(target) resize set \(wanted[2]) px \(wanted[3]) px")
+            _ = try? connection.run("\(target) move absolute position \(wanted[0]) px \(wanted[1]) px")
+        }
     }
 
     /// `name` as a quoted argument of a command, or nil when it holds a

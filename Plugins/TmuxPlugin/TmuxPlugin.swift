@@ -305,12 +305,8 @@ final class TmuxPlugin: RestorationPlugin {
         NeovimReplayQueue.replay(restore.pendingEditors, within: Self.editorStartTimeout, sizing: .cells, session: \.session) { pending, deadline in
             try editorSocket(for: &pending, before: deadline)
         } report: { outcome in
-            switch outcome {
-            case .replayed(let pending, let problems): problems.forEach { context.log("\(pending.path): \($0)", level: .notice) }
-            case .failed(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
-            case .notFound(let pending, let error): context.log("\(pending.path): \(error)", level: .warning)
-            case .neverCame(let pending):
-                context.log("\(pending.path): no nvim came up in pane \(pending.target) within \(Self.editorStartTimeout); its windows were not replayed", level: .warning)
+            for line in outcome.lines(name: \.path, place: { "pane \($0.target)" }, timeout: Self.editorStartTimeout) {
+                context.log(line.text, level: line.warning ? .warning : .notice)
             }
         }
     }

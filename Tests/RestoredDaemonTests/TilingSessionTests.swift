@@ -103,10 +103,19 @@ import WindowManagerIPC
         try await LogindInhibitorTests.eventually {
             Self.shellDirectories(of: pid("pager"))[root + "/pager dir"].flatMap { ForegroundProgram.of(panePID: $0) }?.arguments == ["less", "notes.txt"]
         }
-        let before = try WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows
         let place = { (windows: [WindowTree.Window], pid: Int32) in windows.first { $0.pid == pid } }
+        // foot may commit its first size after the resize: the user resizes again until it holds.
+        try await LogindInhibitorTests.eventually {
+            let frame = place((try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows) ?? [], pid("floating"))?.frame
+            if frame == [100, 80, 700, 400] { return true }
+            try await sway.message(["[pid=\(pid("floating"))] resize set 700 px 400 px"])
+            try await sway.message(["[pid=\(pid("floating"))] move absolute position 100 px 80 px"])
+            try await Task.sleep(for: .milliseconds(200))
+            return false
+        }
+        let before = try WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows
         let floatingBefore = try #require(place(before, pid("floating")))
-        #expect(floatingBefore.floating && place(before, pid("shell"))?.workspace == "3")
+        #expect(floatingBefore.floating && floatingBefore.frame == [100, 80, 700, 400] && place(before, pid("shell"))?.workspace == "3")
 
         let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
         defer { admin.close() }

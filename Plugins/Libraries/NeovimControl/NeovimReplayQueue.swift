@@ -15,6 +15,18 @@ public enum NeovimReplayQueue {
         case notFound(Pending, any Error)
         /// No Neovim came within the time.
         case neverCame(Pending)
+
+        /// The log lines it makes, each with whether it is a warning:
+        /// `name` names a pending replay (its object's path), `place` says
+        /// where its Neovim was awaited ("pane %0:1.0", "its window").
+        public func lines(name: (Pending) -> String, place: (Pending) -> String, timeout: Duration) -> [(text: String, warning: Bool)] {
+            switch self {
+            case .replayed(let pending, let problems): problems.map { ("\(name(pending)): \($0)", false) }
+            case .failed(let pending, let error): [("\(name(pending)): \(error)", true)]
+            case .notFound(let pending, let error): [("\(name(pending)): \(error)", true)]
+            case .neverCame(let pending): [("\(name(pending)): no nvim came up in \(place(pending)) within \(timeout); its windows were not replayed", true)]
+            }
+        }
     }
 
     /// Replays the session of each of `pending` (`session`) into the
