@@ -65,17 +65,22 @@ struct TilingWindowPlacer: WindowPlacer {
         return moved
     }
 
-    /// A window that has just mapped may still commit the size it was
-    /// first given after the window manager resized it: its frame is looked
-    /// at again for a second, and resized and moved again while it differs.
+    /// The frame a window manager reports and the one its commands take
+    /// may differ by its decorations (i3 and sway count the title bar
+    /// differently), and a window that has just mapped may still commit the
+    /// size it was first given: the frame is looked at again for a second,
+    /// and the commands sent again, corrected by what they missed, while it
+    /// differs.
     private func settleFloatingFrame(of id: UInt64, at place: SavedWindow) {
         let target = "[con_id=\(id)]"
         let wanted = [place.x, place.y, max(place.width, 1), max(place.height, 1)]
+        var commanded = wanted
         for _ in 0 ..< 5 {
             usleep(200_000)
             guard let window = (try? connection.tree())?.windows.first(where: { UInt64($0.id) == id }), window.frame != wanted else { return }
-            _ = try? connection.run("\(target) resize set \(wanted[2]) px \(wanted[3]) px")
-            _ = try? connection.run("\(target) move absolute position \(wanted[0]) px \(wanted[1]) px")
+            commanded = zip(commanded, zip(wanted, window.frame)).map { $0 + $1.0 - $1.1 }
+            _ = try? connection.run("\(target) resize set \(max(commanded[2], 1)) px \(max(commanded[3], 1)) px")
+            _ = try? connection.run("\(target) move absolute position \(commanded[0]) px \(commanded[1]) px")
         }
     }
 

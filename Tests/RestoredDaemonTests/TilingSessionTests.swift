@@ -7,6 +7,7 @@ import SystemPackage
 import Testing
 import TmuxControl
 import WindowManagerIPC
+import X11Client
 
 /// The session plugin on a real headless sway with real foot terminals:
 /// each window back on its workspace, floating where it floated, in its
@@ -161,6 +162,99 @@ import WindowManagerIPC
         // Nothing of the one-use scripts is left.
         #expect(try FileManager.default.contentsOfDirectory(atPath: sway.runtimeDirectory).filter { $0.hasPrefix("restored-terminal-program-") }.isEmpty)
         for unit in units { if let footPID = manager.spawned[unit.name] { kill(footPID, SIGKILL) } }
+        #expect(await daemon.terminated() == 0)
+    }
+}
+
+/// The same on a real i3 on Xvfb with xterm: i3's tree names each window's
+/// X window, whose `_NET_WM_PID` says its process (EWMH requests are
+/// ignored by i3: the IPC places them).
+@Suite struct I3SessionTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+
+    @Test("i3 and xterm: three windows (one moved to workspace 3, one floating at its place, one running less) are saved through the daemon, killed, and come back each on its workspace, floating where it floated, in its directory, running what it ran")
+    func i3XtermWindows() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        // Another test's xterm would be a running xterm for this restore.
+        let xtermLock = try await SharedTestLock.acquire("xterm")
+        defer { xtermLock.release() }
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        let socket = root + "/i3.sock"
+        try "ipc-socket \(socket)\n".write(toFile: root + "/i3.config", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: root + "/share/applications", withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: root + "/share/applications/xterm.desktop", atomically: false, encoding: .utf8)
+        let names = ["shell", "floating", "pager"]
+        for name in names { try FileManager.default.createDirectory(atPath: root + "/\(name) dir", withIntermediateDirectories: true) }
+        try "page one\n".write(toFile: root + "/pager dir/notes.txt", atomically: true, encoding: .utf8)
+        var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
+        variables["I3SOCK"] = socket
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables["XDG_RUNTIME_DIR"] = root
+        variables["SHELL"] = "/bin/sh"
+        variables["HOME"] = root
+        variables.removeValue(forKey: "WAYLAND_DISPLAY")
+        variables.removeValue(forKey: "SWAYSOCK")
+        let i3 = try ChildProcess("/usr/bin/i3", ["-c", root + "/i3.config"], environment: variables, log: root + "/i3.log")
+        defer { i3.stop() }
+        try await LogindInhibitorTests.eventually { (try? WindowManagerConnection(socket: FilePath(socket)).tree()) != nil }
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: ["DISPLAY": display.display, "SHELL": "/bin/sh", "HOME": root])
+        defer { manager.stop() }
+        let tree = { (try? WindowManagerConnection(socket: FilePath(socket)).tree().windows) ?? [] }
+        let message = { (command: String) async throws in
+            _ = try await CompletedCommand.run("/usr/bin/i3-msg", ["-s", socket, command], environment: variables, in: URL(fileURLWithPath: root))
+        }
+
+        var terminals: [String: ChildProcess] = [:]
+        defer { for terminal in terminals.values { terminal.stop() } }
+        for (name, program) in [("shell", nil), ("floating", nil), ("pager", "less notes.txt")] as [(String, String?)] {
+            let command = program.map { "cd \"$0\" && set -m && \($0) ; exec /bin/sh" } ?? "cd \"$0\" && exec /bin/sh"
+            terminals[name] = try ChildProcess("/usr/bin/xterm", ["-e", "/bin/sh", "-c", command, root + "/\(name) dir"], environment: variables, log: root + "/xterm-\(name).log")
+            try await LogindInhibitorTests.eventually { tree().count == names.firstIndex(of: name)! + 1 }
+        }
+        let x11 = try X11Connection(display: try #require(X11Display(display.display)), authorityFile: nil)
+        let windowOf = { (pid: Int32) -> WindowTree.Window? in
+            tree().first { window in window.xWindow.flatMap { try? x11.property32("_NET_WM_PID", of: $0).first } == UInt32(pid) }
+        }
+        let pid = { (name: String) in terminals[name]!.pid }
+        try await message("[id=\(try #require(windowOf(pid("shell"))?.xWindow))] move container to workspace 3")
+        let floatingWindow = try #require(windowOf(pid("floating"))?.xWindow)
+        for command in ["floating enable", "resize set 500 px 300 px", "move absolute position 60 px 40 px"] { try await message("[id=\(floatingWindow)] \(command)") }
+        try await LogindInhibitorTests.eventually {
+            TilingSessionTests.shellDirectories(of: pid("pager"))[root + "/pager dir"].flatMap { ForegroundProgram.of(panePID: $0) }?.arguments == ["less", "notes.txt"]
+        }
+        let floatingBefore = try #require(windowOf(pid("floating")))
+        #expect(floatingBefore.floating && windowOf(pid("shell"))?.workspace == "3")
+
+        let (daemon, admin, _) = try await environment.startAndSave(TilingSessionTests.appID, environment: variables)
+        defer { admin.close() }
+        for terminal in terminals.values { terminal.stop() }
+        terminals = [:]
+        try await LogindInhibitorTests.eventually { tree().isEmpty }
+
+        #expect(try await admin.call("Restore", [.strings([TilingSessionTests.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        let units = try await manager.transientUnits()
+        #expect(units.count == 3, "\(environment.wholeLog("restored.log"))")
+        var restored: [String: Int32] = [:]
+        try await LogindInhibitorTests.eventually {
+            for unit in units {
+                guard let xtermPID = manager.spawned[unit.name] else { continue }
+                for (directory, _) in TilingSessionTests.shellDirectories(of: xtermPID) { restored[directory] = xtermPID }
+            }
+            return restored.count == 3
+        }
+        try await LogindInhibitorTests.eventually {
+            guard let shell = windowOf(restored[root + "/shell dir"] ?? 0), let floating = windowOf(restored[root + "/floating dir"] ?? 0) else { return false }
+            return shell.workspace == "3" && floating.floating && floating.frame == floatingBefore.frame
+        }
+        #expect(windowOf(restored[root + "/floating dir"] ?? 0)?.frame == floatingBefore.frame, "\(environment.log("restored.log"))")
+        try await LogindInhibitorTests.eventually {
+            TilingSessionTests.shellDirectories(of: restored[root + "/pager dir"] ?? 0)[root + "/pager dir"].flatMap { ForegroundProgram.of(panePID: $0) }?.arguments == ["less", "notes.txt"]
+        }
+        for unit in units { if let xtermPID = manager.spawned[unit.name] { kill(xtermPID, SIGKILL) } }
         #expect(await daemon.terminated() == 0)
     }
 }
