@@ -185,7 +185,7 @@ let package = Package(
         .executableTarget(
             name: "RestoredBench",
             dependencies: [
-                "TmuxControl", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "ProcessSpawning", "UnitLaunching",
+                "TmuxControl", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "WindowManagerIPC", "ProcessSpawning", "UnitLaunching",
                 "RestoredEngine", "RestoredArchive", "RestoredDBus",
                 // The private buses, logind's mock and the notify socket of the tests.
                 "RestoredTestSupport",

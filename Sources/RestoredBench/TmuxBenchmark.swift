@@ -61,7 +61,7 @@ struct TmuxBenchmark: ParsableCommand {
         }
         defer { _ = try? runner.run(["kill-server"]) }
 
-        let plugin = try Self.loadPlugin(directory: pluginDirectory, logger: logger)
+        let plugin = try BuiltPlugin.load("TmuxPlugin", directory: pluginDirectory, logger: logger)
         let engine = RestorationEngine(
             store: ArchiveStore(directory: "/nonexistent"), configuration: EngineConfiguration(appByteBudget: 1 << 30), logger: logger
         )
@@ -151,17 +151,6 @@ struct TmuxBenchmark: ParsableCommand {
             ProcProcess.statFields(of: pid) != nil && !ProcAccounting.isZombie(pid)
         }
         while alive() && ContinuousClock.now < deadline { usleep(5_000) }
-    }
-
-    private static func loadPlugin(directory: String?, logger: Logger) throws -> LoadedPlugin {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let file = (directory.map { FilePath($0) } ?? FilePath(executable).removingLastComponent()).appending("libTmuxPlugin.so")
-        let loader = PluginLoader(directories: [])
-        loader.loadSDKRuntime(logger: logger)
-        switch loader.loadPlugin(at: file) {
-        case .success(let plugin): return plugin
-        case .failure(let refusal): throw BenchmarkFailure("\(refusal); build it with swift build -c release")
-        }
     }
 
     private static func version(_ runner: TmuxRunner) -> String {
