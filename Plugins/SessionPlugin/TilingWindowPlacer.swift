@@ -1,5 +1,4 @@
 import Glibc
-import SavedText
 import SystemPackage
 import WindowManagerIPC
 import X11Client
@@ -47,9 +46,9 @@ struct TilingWindowPlacer: WindowPlacer {
     func move(_ id: UInt64, to place: SavedWindow) -> Bool {
         let target = "[con_id=\(id)]"
         var commands: [String] = []
-        if let workspace = place.workspace.flatMap(Self.quoted) {
+        if let workspace = place.workspace.flatMap(WindowManagerCommand.quoted) {
             // A workspace that does not exist yet opens on the output it was on.
-            if let output = place.output.flatMap(Self.quoted) { _ = try? connection.run("workspace \(workspace) output \(output)") }
+            if let output = place.output.flatMap(WindowManagerCommand.quoted) { _ = try? connection.run("workspace \(workspace) output \(output)") }
             commands.append("\(target) move container to workspace \(workspace)")
         }
         if place.floating == true {
@@ -82,12 +81,5 @@ struct TilingWindowPlacer: WindowPlacer {
             _ = try? connection.run("\(target) resize set \(max(commanded[2], 1)) px \(max(commanded[3], 1)) px")
             _ = try? connection.run("\(target) move absolute position \(commanded[0]) px \(commanded[1]) px")
         }
-    }
-
-    /// `name` as a quoted argument of a command, or nil when it holds a
-    /// character that could end the quotes or the command.
-    static func quoted(_ name: String) -> String? {
-        guard !name.isEmpty, SavedText.isPrintable(name), !name.contains("\""), !name.contains("\\") else { return nil }
-        return "\"\(name)\""
     }
 }
