@@ -53,13 +53,9 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if let directory { try coder.encode(directory, forKey: "directory") }
         if !items.isEmpty { try coder.encode(items, forKey: "items") }
         if let shells {
-            try coder.encode(StateValue.array(shells.shells.map { shell in
-                var fields: [String: StateValue] = ["directory": .string(shell.directory)]
-                if let program = shell.program { fields["program"] = .array(program.map { .string($0) }) }
-                if let editor = shell.editor { fields["nvim"] = .dictionary(editor.stateFields) }
-                return .dictionary(fields)
-            }), forKey: "shells")
+            try coder.encode(StateValue.array(shells.shells.map(\.stateValue)), forKey: "shells")
             if shells.tmuxWindows > 0 { try coder.encode(shells.tmuxWindows, forKey: "tmux-windows") }
+            if let kitty = shells.kitty { try coder.encode(kitty.stateValue, forKey: "kitty") }
         }
         if !windows.isEmpty {
             try coder.encode(StateValue.array(windows.map(\.stateValue)), forKey: "windows")
@@ -78,23 +74,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
             return directories.filter(SavedText.isPlainAbsolutePath).map { TerminalShells.Shell(directory: $0) }
         }
         guard case .array(let values)? = (try? coder.decodeValue(forKey: "shells")) ?? nil else { return nil }
-        return values.compactMap { value -> TerminalShells.Shell? in
-            guard case .dictionary(let fields) = value, case .string(let directory)? = fields["directory"], SavedText.isPlainAbsolutePath(directory) else { return nil }
-            var shell = TerminalShells.Shell(directory: directory)
-            if case .array(let arguments)? = fields["program"] {
-                let strings = arguments.compactMap(String.init(stateValue:))
-                shell.program = strings.count == arguments.count ? policy.command(for: strings) : nil
-                if shell.program == nil, let name = strings.first { problems.append("\(name) is not on the allow-list: the window gets a shell") }
-            }
-            if shell.program != nil, case .dictionary(let editor)? = fields["nvim"] {
-                do {
-                    shell.editor = try NeovimSession(stateFields: editor)
-                } catch {
-                    problems.append("the saved Neovim state cannot be read (\(error)); nvim starts as it was")
-                }
-            }
-            return shell
-        }
+        return values.compactMap { TerminalShells.Shell(stateValue: $0, policy: policy, problems: &problems) }
     }
 
     static func decodeWindows(_ coder: StateCoder) -> [SavedWindow] {
@@ -132,6 +112,20 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                 return nil
             }
             let saved = decodeWindows(coder)
+            // kitty's own tabs and layouts, as one session file.
+            if terminal.executable == "kitty", let value = (try? coder.decodeValue(forKey: "kitty")) ?? nil,
+               let kitty = KittyLayout(stateValue: value, policy: plugin.policy, problems: &problems), !kitty.windows.isEmpty {
+                for problem in problems { plugin.context.log("\(path): \(problem)", level: .info) }
+                let instance = AppInstanceObject(
+                    index: index, directory: directory, items: [], shells: TerminalShells(shells: kitty.windows, tmuxWindows: tmuxWindows, kitty: kitty), windows: saved
+                )
+                do {
+                    try plugin.pendKitty(kitty, entry: entry, placing: saved, for: instance, path: path.description)
+                    return instance
+                } catch {
+                    plugin.context.log("\(path): its tabs and layouts cannot be given back (\(error)); its windows come back one by one", level: .warning)
+                }
+            }
             let instance = AppInstanceObject(
                 index: index, directory: directory, items: [], shells: TerminalShells(shells: shells, tmuxWindows: tmuxWindows), windows: saved
             )
@@ -139,7 +133,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
             func pend(_ launch: (arguments: [String], directory: String), script: PaneProgramScript? = nil) {
                 plugin.restore.pend(
                     DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments),
-                    placing: windows.first.map { [$0] } ?? [], for: instance, script: script?.path
+                    placing: windows.first.map { [$0] } ?? [], for: instance, files: script.map { [$0.path] } ?? []
                 )
                 windows = windows.dropFirst()
             }

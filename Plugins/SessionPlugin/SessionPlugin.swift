@@ -80,20 +80,31 @@ final class SessionPlugin: RestorationPlugin {
     /// The windows of the terminal `pid`, each with its program as the
     /// allow-list keeps it, and a Neovim's state within ``editorReadBudget``.
     func terminalShells(of pid: Int32) -> TerminalShells {
-        TerminalShells(of: pid, policy: policy) { [self] program in
-            guard NeovimServer.isNeovim(pid: program.pid) else { return nil }
-            let left = ContinuousClock.now.duration(to: editorReadDeadline)
-            guard left > .milliseconds(10) else {
-                context.log("nvim \(program.pid): this save has spent its \(Self.editorReadBudget) on Neovims; only its command is saved", level: .notice)
-                return nil
-            }
-            let sockets = NeovimServer.sockets(ofProcess: program.pid)
-            do {
-                return try NeovimSession.read(fromServerAt: sockets, before: ContinuousClock.now + min(.seconds(1), left))
-            } catch {
-                context.log("nvim \(program.pid): \(error); only its command is saved", level: .notice)
-                return nil
-            }
+        // kitty's own layout, when it answers: its windows are those shells.
+        if ProcProcess.executable(of: pid).map(ProgramName.of) == "kitty",
+           let kitty = KittyLayout.read(kittyPID: pid, policy: policy, readEditor: readEditor(of:)) {
+            var shells = TerminalShells(of: pid, policy: policy)
+            shells.shells = kitty.windows
+            shells.kitty = kitty
+            return shells
+        }
+        return TerminalShells(of: pid, policy: policy, readEditor: readEditor(of:))
+    }
+
+    /// The state of `program` when it is a Neovim, within ``editorReadBudget``.
+    private func readEditor(of program: ForegroundProgram) -> NeovimSession? {
+        guard NeovimServer.isNeovim(pid: program.pid) else { return nil }
+        let left = ContinuousClock.now.duration(to: editorReadDeadline)
+        guard left > .milliseconds(10) else {
+            context.log("nvim \(program.pid): this save has spent its \(Self.editorReadBudget) on Neovims; only its command is saved", level: .notice)
+            return nil
+        }
+        let sockets = NeovimServer.sockets(ofProcess: program.pid)
+        do {
+            return try NeovimSession.read(fromServerAt: sockets, before: ContinuousClock.now + min(.seconds(1), left))
+        } catch {
+            context.log("nvim \(program.pid): \(error); only its command is saved", level: .notice)
+            return nil
         }
     }
 
@@ -178,6 +189,30 @@ final class SessionPlugin: RestorationPlugin {
               case let directory = FilePath(runtime).lexicallyNormalized(), SavedText.isTypable(directory.string)
         else { throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script") }
         return try PaneProgramScript.write(arguments: program, in: directory, forTerminal: true)
+    }
+
+    /// Queues the launch of a kitty that opens `kitty`'s OS windows, tabs
+    /// and layouts again from a one-use session file (`kitty --session`),
+    /// each window's program started by its one-use script.
+    func pendKitty(_ kitty: KittyLayout, entry: DesktopEntry, placing windows: [SavedWindow], for instance: AppInstanceObject, path: String) throws {
+        var scripts: [Int: PaneProgramScript] = [:]
+        do {
+            for (index, window) in kitty.windows.enumerated() {
+                guard let program = window.program else { continue }
+                scripts[index] = try writeTerminalScript(running: program)
+            }
+            guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory else {
+                throw TmuxError.invalidState("no runtime directory (XDG_RUNTIME_DIR) to hold its session file")
+            }
+            let session = try PaneFile.create(prefix: "restored-kitty-session", contents: kitty.sessionFile(scripts: scripts), in: FilePath(runtime).lexicallyNormalized())
+            let files = [session] + scripts.values.map(\.path)
+            restore.pend(DesktopLaunch(entry: entry, directory: kitty.windows.first?.directory, items: [], arguments: ["--session", session.string]), placing: windows, for: instance, files: files)
+            restore.removeAtEnd(session)
+            for (index, script) in scripts { if let editor = kitty.windows[index].editor { restore.editorWaits(for: script.path, editor, path: path) } }
+        } catch {
+            for script in scripts.values { unlink(script.path.string) }
+            throw error
+        }
     }
 
     /// How long the Neovims of the restored terminal windows have, together,
@@ -266,8 +301,8 @@ final class SessionPlugin: RestorationPlugin {
             switch outcome {
             case .failure(let error):
                 context.log("\(launch.launch.entry.id): not reopened: \(error); it stays in the archive for the next login", level: .warning)
-                // Its window's script will never run.
-                if let script = launch.script { unlink(script.string) }
+                // Its window's files will never be read.
+                for file in launch.files { unlink(file.string) }
                 failedInstances[ObjectIdentifier(launch.instance)] = (launch.launch.entry.id, launch.instance)
             case .success(.detached): detached += 1
             case .success: break
@@ -286,8 +321,8 @@ final class SessionPlugin: RestorationPlugin {
             context.log("placed \(placed) window(s) where they were", level: .info)
         }
         // The Neovims the terminal windows start take their state.
-        let failedScripts = Set(zip(pending, outcomes).compactMap { launch, outcome -> FilePath? in
-            if case .failure = outcome { launch.script } else { nil }
+        let failedScripts = Set(zip(pending, outcomes).flatMap { launch, outcome -> [FilePath] in
+            if case .failure = outcome { launch.files } else { [] }
         })
         replayEditors(finished.editors.filter { !failedScripts.contains($0.script) })
         // An app none of whose launches runs a few seconds later failed to
@@ -311,5 +346,7 @@ final class SessionPlugin: RestorationPlugin {
         carried = Dictionary(grouping: failedInstances.values, by: \.id).mapValues { $0.map(\.instance).sorted { ($0.restorationIdentifier ?? "") < ($1.restorationIdentifier ?? "") } }
         let notReopened = failed + exitedEarly
         context.log("reopened \(launches.count - notReopened) app instance(s)\(notReopened > 0 ? ", \(notReopened) failed" : "")", level: notReopened > 0 ? .warning : .info)
+        // Read by now (the early-exit check waited for the launches' first seconds).
+        for file in finished.leftFiles { unlink(file.string) }
     }
 }

@@ -14,9 +14,9 @@ struct SessionRestore {
         let launch: DesktopLaunch
         let placements: [SavedWindow]
         let instance: AppInstanceObject
-        /// The one-use script of the program the window runs, if any:
-        /// removed when the launch fails.
-        let script: FilePath?
+        /// The one-use files it reads (a program's script, a kitty session
+        /// file): removed when the launch fails.
+        let files: [FilePath]
     }
 
     /// A Neovim's state waiting for the nvim a terminal window's script starts.
@@ -34,6 +34,8 @@ struct SessionRestore {
     private(set) var entries: [String: DesktopEntry] = [:]
     /// The launches, in the order the archive holds them.
     private(set) var launches: [PendingLaunch] = []
+    /// The files removed at the restore's end.
+    private(set) var leftFiles: [FilePath] = []
     /// The Neovims to replay once their windows run them.
     private(set) var editors: [PendingEditor] = []
     /// The instances the archive holds, by desktop id, for the first save's comparison.
@@ -55,8 +57,14 @@ struct SessionRestore {
     }
 
     /// Queues `launch` for `instance`, with where its windows were.
-    mutating func pend(_ launch: DesktopLaunch, placing placements: [SavedWindow], for instance: AppInstanceObject, script: FilePath? = nil) {
-        launches.append(PendingLaunch(launch: launch, placements: placements, instance: instance, script: script))
+    mutating func pend(_ launch: DesktopLaunch, placing placements: [SavedWindow], for instance: AppInstanceObject, files: [FilePath] = []) {
+        launches.append(PendingLaunch(launch: launch, placements: placements, instance: instance, files: files))
+    }
+
+    /// A file the launched program reads once it starts and leaves behind
+    /// (a kitty session file): removed at the restore's end.
+    mutating func removeAtEnd(_ file: FilePath) {
+        leftFiles.append(file)
     }
 
     /// `session` is replayed into the nvim the window running `script` starts.

@@ -1,4 +1,7 @@
 import NeovimControl
+import NeovimState
+import RestorationKit
+import SavedText
 import ProcFiles
 import TmuxControl
 
@@ -18,20 +21,59 @@ struct TerminalShells {
         var program: [String]?
         /// The state of that program when it is a Neovim that answered.
         var editor: NeovimSession?
+
+        /// The value stored in the archive.
+        var stateValue: StateValue {
+            var fields: [String: StateValue] = ["directory": .string(directory)]
+            if let program { fields["program"] = .array(program.map { .string($0) }) }
+            if let editor { fields["nvim"] = .dictionary(editor.stateFields) }
+            return .dictionary(fields)
+        }
+
+        /// A shell as ``stateValue`` stored it (untrusted): nil when its
+        /// directory is no plain absolute path; its program goes through
+        /// `policy` again (R16), and a Neovim state that does not read is
+        /// dropped, each with a line in `problems`.
+        init?(stateValue value: StateValue, policy: ProgramPolicy, problems: inout [String]) {
+            guard case .dictionary(let fields) = value, case .string(let directory)? = fields["directory"], SavedText.isPlainAbsolutePath(directory) else { return nil }
+            self.directory = directory
+            if case .array(let arguments)? = fields["program"] {
+                let strings = arguments.compactMap(String.init(stateValue:))
+                program = strings.count == arguments.count ? policy.command(for: strings) : nil
+                if program == nil, let name = strings.first { problems.append("\(name) is not on the allow-list: the window gets a shell") }
+            }
+            if program != nil, case .dictionary(let editor)? = fields["nvim"] {
+                do {
+                    self.editor = try NeovimSession(stateFields: editor)
+                } catch {
+                    problems.append("the saved Neovim state cannot be read (\(error)); nvim starts as it was")
+                }
+            }
+        }
+
+        /// A shell.
+        init(directory: String, program: [String]? = nil, editor: NeovimSession? = nil) {
+            self.directory = directory
+            self.program = program
+            self.editor = editor
+        }
     }
 
     /// The windows that showed a shell, in the order the shells started.
     var shells: [Shell] = []
     /// How many windows ran tmux.
     var tmuxWindows = 0
+    /// kitty's own OS windows, tabs and layouts, when it answers its remote control.
+    var kitty: KittyLayout?
 
     /// The directories of the windows, in order.
     var directories: [String] { shells.map(\.directory) }
 
     /// Shells as an archive held them.
-    init(shells: [Shell], tmuxWindows: Int) {
+    init(shells: [Shell], tmuxWindows: Int, kitty: KittyLayout? = nil) {
         self.shells = shells
         self.tmuxWindows = tmuxWindows
+        self.kitty = kitty
     }
 
     /// The shells below process `pid`; each window's program kept as

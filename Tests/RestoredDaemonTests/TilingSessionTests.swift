@@ -258,3 +258,94 @@ import X11Client
         #expect(await daemon.terminated() == 0)
     }
 }
+
+/// kitty with its remote control on (as its user turns it on in
+/// `kitty.conf`): its own tabs and layouts come back whole.
+@Suite struct KittySessionTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+
+    /// What `kitty @ ls` says of a kitty, as a restore must bring it back:
+    /// each OS window's tabs, each tab's layout and its windows' directories
+    /// and programs (a shell at its prompt is "shell").
+    static func layout(at address: String, environment: [String: String], in root: String) async throws -> [[String]] {
+        let run = try await CompletedCommand.run("/usr/bin/kitty", ["@", "--to", address, "ls"], environment: environment, in: URL(fileURLWithPath: root))
+        guard run.status == 0, let windows = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]] else { return [] }
+        return windows.map { window in
+            ((window["tabs"] as? [[String: Any]]) ?? []).map { tab in
+                let panes = ((tab["windows"] as? [[String: Any]]) ?? []).map { pane -> String in
+                    let processes = (pane["foreground_processes"] as? [[String: Any]]) ?? []
+                    let command = (processes.first?["cmdline"] as? [String]) ?? []
+                    let program = ForegroundProgram.shells.contains(ForegroundProgram.baseName(command.first ?? "")) ? "shell" : command.joined(separator: " ")
+                    return "\(pane["cwd"] as? String ?? "?"): \(program)"
+                }
+                return "\(tab["layout"] as? String ?? "?") [\(panes.joined(separator: ", "))]"
+            }
+        }
+    }
+
+    @Test("kitty with remote control on headless sway: two tabs (one in the tall layout with a shell and less, one with a shell) come back as one kitty with the same tabs, layouts, directories and programs")
+    func kittyTabsAndLayouts() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let sway = try await HeadlessSway(root: root)
+        defer { sway.stop() }
+        for directory in [root + "/share/applications", root + "/kitty-config", root + "/one", root + "/two", root + "/three"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try "[Desktop Entry]\nType=Application\nName=kitty\nExec=kitty\n".write(toFile: root + "/share/applications/kitty.desktop", atomically: false, encoding: .utf8)
+        try "allow_remote_control yes\nlisten_on unix:\(root)/kitty-rc\n".write(toFile: root + "/kitty-config/kitty.conf", atomically: false, encoding: .utf8)
+        try "page one\n".write(toFile: root + "/two/notes.txt", atomically: true, encoding: .utf8)
+        let kittyVariables = sway.clientEnvironment.merging(["SHELL": "/bin/sh", "HOME": root, "KITTY_CONFIG_DIRECTORY": root + "/kitty-config"]) { _, new in new }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(kittyVariables) { _, new in new }
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables.removeValue(forKey: "DISPLAY")
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: kittyVariables)
+        defer { manager.stop() }
+        let addresses = { Set(((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { $0.hasPrefix("kitty-rc-") }.map { "unix:\(root)/\($0)" }) }
+
+        var kitty: ChildProcess? = try ChildProcess("/usr/bin/kitty", ["--directory", root + "/one"], environment: variables, log: root + "/kitty.log")
+        defer { kitty?.stop() }
+        var address = ""
+        try await LogindInhibitorTests.eventually { address = addresses().first ?? ""; return !address.isEmpty }
+        for arguments in [
+            ["launch", "--type=window", "--cwd=\(root)/two", "/bin/sh", "-c", "set -m; less notes.txt; exec /bin/sh"],
+            ["goto-layout", "tall"],
+            ["launch", "--type=tab", "--cwd=\(root)/three"],
+        ] {
+            let run = try await CompletedCommand.run("/usr/bin/kitty", ["@", "--to", address] + arguments, environment: variables, in: URL(fileURLWithPath: root))
+            #expect(run.status == 0, "\(arguments): \(run.error)")
+        }
+        var before: [[String]] = []
+        try await LogindInhibitorTests.eventually {
+            before = try await Self.layout(at: address, environment: variables, in: root)
+            return before.first?.first?.contains("less notes.txt") == true
+        }
+        #expect(before == [["tall [\(root)/one: shell, \(root)/two: less notes.txt]", "\(before[0][1].split(separator: " ")[0]) [\(root)/three: shell]"]], "\(before)")
+
+        let (daemon, admin, _) = try await environment.startAndSave(TilingSessionTests.appID, environment: variables)
+        defer { admin.close() }
+        kitty?.stop()
+        kitty = nil
+        try? FileManager.default.removeItem(atPath: String(address.dropFirst(5)))
+        try await LogindInhibitorTests.eventually { (try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows.isEmpty) == true }
+
+        #expect(try await admin.call("Restore", [.strings([TilingSessionTests.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        let units = try await manager.transientUnits()
+        #expect(units.count == 1, "\(environment.wholeLog("restored.log"))")
+        #expect(units.first?.command.suffix(2).first == "--session")
+        var after: [[String]] = []
+        try await LogindInhibitorTests.eventually {
+            guard let again = addresses().first else { return false }
+            after = try await Self.layout(at: again, environment: variables, in: root)
+            return after == before
+        }
+        #expect(after == before, "\(environment.log("restored.log"))")
+        // The session file and the script are gone.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sway.runtimeDirectory).filter { $0.hasPrefix("restored-") }.isEmpty)
+        for unit in units { if let pid = manager.spawned[unit.name] { kill(pid, SIGKILL) } }
+        #expect(await daemon.terminated() == 0)
+    }
+}
