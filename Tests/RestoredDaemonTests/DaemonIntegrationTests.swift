@@ -251,7 +251,8 @@ import Testing
         try #"{"editorText":"typed before leaving sway","selectedIndices":[0],"editorNoteID":"a"}"#
             .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
 
-        try await sway.message(["exit"])
+        // sway may exit before it answers: swaymsg then fails, and that is no failure.
+        _ = try? await sway.message(["exit"])
         try await LogindInhibitorTests.eventually(within: .seconds(20)) {
             try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
         }

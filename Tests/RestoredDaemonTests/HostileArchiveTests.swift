@@ -208,6 +208,9 @@ import TmuxControl
 extension HostileArchiveTests {
     @Test("The session plugin reopens an app with a file and directory whose names hold $HOME, $(...), backticks and field codes exactly as they are, and a terminal in its directory through its own option; an archive's options, unknown URL schemes, control characters, paths not absolute, hostile terminal directories and hostile desktop ids open nothing and run nothing")
     func hostileSessionArchive() async throws {
+        // A real kitty of another test would be a running instance of this test's kitty.
+        let kittyLock = try await SharedTestLock.acquire("kitty")
+        defer { kittyLock.release() }
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
         let root = environment.bus.directory.path

@@ -285,6 +285,9 @@ import X11Client
 
     @Test("kitty with remote control on headless sway: two tabs (one in the tall layout with a shell and less, one with a shell) come back as one kitty with the same tabs, layouts, directories and programs")
     func kittyTabsAndLayouts() async throws {
+        // Another test's program named kitty would be a running kitty for this save.
+        let kittyLock = try await SharedTestLock.acquire("kitty")
+        defer { kittyLock.release() }
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
         let root = environment.bus.directory.path

@@ -34,9 +34,13 @@ public final class UnixListener {
         unlink(path)
     }
 
-    /// Accepts the peer that connected (blocks until one does).
+    /// Accepts the peer that connected (blocks until one does). The
+    /// accepted socket is close-on-exec: a child another test starts
+    /// meanwhile must not keep it open after ``closePeer()``.
     public func accept() {
         peer = Glibc.accept(listener, nil, nil)
+        // (accept4 is not in Swift's Glibc: the flag is set at once after.)
+        if peer >= 0 { _ = fcntl(peer, F_SETFD, FD_CLOEXEC) }
     }
 
     /// Writes `bytes` to the accepted peer.

@@ -12,6 +12,8 @@ import Testing
     func descriptors() throws {
         let pipe = try FileDescriptor.pipe()
         defer { try? pipe.readEnd.close() }
+        // Close-on-exec, so that no child another test starts meanwhile keeps the pipe open.
+        for end in [pipe.readEnd, pipe.writeEnd] { _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC) }
         // An extra descriptor of the caller, without close-on-exec: it must not reach the child.
         let stray = try FileDescriptor.open("/dev/null", .readOnly)
         defer { try? stray.close() }
