@@ -62,7 +62,6 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         }
     }
 
-    /// The window placements stored by ``encodeRestorableState(with:)``; those that do not read are skipped.
     /// The shells stored by ``encodeRestorableState(with:)`` (or, from an
     /// archive of an earlier version, their directories alone); nil for an
     /// instance that is no terminal's. Directories that are not plain
@@ -77,6 +76,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         return values.compactMap { TerminalShells.Shell(stateValue: $0, policy: policy, problems: &problems) }
     }
 
+    /// The window placements stored by ``encodeRestorableState(with:)``; those that do not read are skipped.
     static func decodeWindows(_ coder: StateCoder) -> [SavedWindow] {
         guard case .array(let values)? = (try? coder.decodeValue(forKey: "windows")) ?? nil else { return [] }
         return values.compactMap(SavedWindow.init(stateValue:))
@@ -105,7 +105,6 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if let shells = decodeShells(coder, policy: plugin.policy, problems: &problems),
            let terminal = TerminalEmulator.find(desktopID: id, executable: entry.exec?.program),
            let program = entry.exec?.program, terminal.accepts(program: program) {
-            for problem in problems { plugin.context.log("\(path): \(problem)", level: .info) }
             let tmuxWindows = ((try? coder.decode(Int.self, forKey: "tmux-windows")) ?? nil) ?? 0
             if shells.isEmpty && tmuxWindows > 0 {
                 plugin.context.log("\(path): its windows ran tmux, which the tmux plugin restores; it is not reopened", level: .info)
@@ -113,9 +112,10 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
             }
             let saved = decodeWindows(coder)
             // kitty's own tabs and layouts, as one session file.
+            var kittyProblems: [String] = []
             if terminal.executable == "kitty", let value = (try? coder.decodeValue(forKey: "kitty")) ?? nil,
-               let kitty = KittyLayout(stateValue: value, policy: plugin.policy, problems: &problems), !kitty.windows.isEmpty {
-                for problem in problems { plugin.context.log("\(path): \(problem)", level: .info) }
+               let kitty = KittyLayout(stateValue: value, policy: plugin.policy, problems: &kittyProblems), !kitty.windows.isEmpty {
+                for problem in kittyProblems { plugin.context.log("\(path): \(problem)", level: .info) }
                 let instance = AppInstanceObject(
                     index: index, directory: directory, items: [], shells: TerminalShells(shells: kitty.windows, tmuxWindows: tmuxWindows, kitty: kitty), windows: saved
                 )
@@ -126,6 +126,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                     plugin.context.log("\(path): its tabs and layouts cannot be given back (\(error)); its windows come back one by one", level: .warning)
                 }
             }
+            for problem in problems { plugin.context.log("\(path): \(problem)", level: .info) }
             let instance = AppInstanceObject(
                 index: index, directory: directory, items: [], shells: TerminalShells(shells: shells, tmuxWindows: tmuxWindows), windows: saved
             )

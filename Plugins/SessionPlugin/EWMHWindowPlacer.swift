@@ -9,9 +9,9 @@ struct EWMHWindowPlacer: WindowPlacer {
     /// A placer for `environment`'s `DISPLAY` (and `XAUTHORITY`); nil
     /// without an X display that answers.
     init?(environment: [String: String]) {
-        guard let name = environment["DISPLAY"], let display = X11Display(name) else { return nil }
-        let authority = environment["XAUTHORITY"] ?? environment["HOME"].map { $0 + "/.Xauthority" }
-        guard let connection = try? X11Connection(display: display, authorityFile: authority, timeout: .seconds(2)) else { return nil }
+        guard let display = X11Display(environment: environment),
+              let connection = try? X11Connection(display: display, authorityFile: X11Display.authorityFile(environment: environment), timeout: .seconds(2))
+        else { return nil }
         self.connection = connection
     }
 

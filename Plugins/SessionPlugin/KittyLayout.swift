@@ -22,6 +22,14 @@ struct KittyLayout: Hashable {
     /// The OS windows, each its tabs.
     var osWindows: [[Tab]]
 
+    /// Whether `directory` may be written into a session file: kitty splits
+    /// the file into lines at every line break Python knows, U+2028 and
+    /// U+2029 too, which a plain path may hold.
+    static func fitsSessionFile(_ directory: String) -> Bool {
+        SavedText.isPlainAbsolutePath(directory)
+            && !directory.unicodeScalars.contains { [0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029].contains($0.value) }
+    }
+
     /// kitty's layouts: a saved name that is none of them is not given back.
     static let layouts: Set<String> = ["fat", "grid", "horizontal", "splits", "stack", "tall", "vertical"]
 
@@ -42,7 +50,7 @@ struct KittyLayout: Hashable {
                 Tab(layout: tab.layout, windows: tab.windows.compactMap { window in
                     // A window running tmux is the tmux plugin's.
                     let runsTmux = window.foreground_processes.contains { ForegroundProgram.baseName($0.cmdline.first ?? "") == "tmux" }
-                    guard SavedText.isPlainAbsolutePath(window.cwd), !runsTmux else { return nil }
+                    guard Self.fitsSessionFile(window.cwd), !runsTmux else { return nil }
                     let foreground = window.foreground_processes.first { process in
                         guard let name = process.cmdline.first else { return false }
                         return !ForegroundProgram.shells.contains(ForegroundProgram.baseName(name))
@@ -94,7 +102,8 @@ struct KittyLayout: Hashable {
             for tab in tabs {
                 guard case .dictionary(let fields) = tab, case .array(let shells)? = fields["windows"] else { return nil }
                 let layout = fields["layout"].flatMap(String.init(stateValue:)).flatMap { Self.layouts.contains($0) ? $0 : nil }
-                read.append(Tab(layout: layout, windows: shells.compactMap { TerminalShells.Shell(stateValue: $0, policy: policy, problems: &problems) }))
+                let windows = shells.compactMap { TerminalShells.Shell(stateValue: $0, policy: policy, problems: &problems) }
+                read.append(Tab(layout: layout, windows: windows.filter { Self.fitsSessionFile($0.directory) }))
             }
             osWindows.append(read.filter { !$0.windows.isEmpty })
         }

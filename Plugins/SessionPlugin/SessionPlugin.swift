@@ -30,7 +30,9 @@ public func restoredPluginV1() -> UnsafeRawPointer {
 /// Options (`[org.restored.Session]` in restored.conf, or `--option`):
 /// `exclude` (desktop ids never saved nor reopened), `launch-interval`
 /// (milliseconds between two launches at restore, default 200; fewer when
-/// the launches would take more than ``launchBudget`` together).
+/// the launches would take more than ``launchBudget`` together),
+/// `programs` (what a terminal window may run again: the tmux plugin's
+/// allow-list and option).
 final class SessionPlugin: RestorationPlugin {
     static let appID = "org.restored.Session"
     static let appVersion = "1"
@@ -185,9 +187,9 @@ final class SessionPlugin: RestorationPlugin {
     /// Writes the one-use script a terminal window runs to start
     /// `program` again (``PaneProgramScript``) in `$XDG_RUNTIME_DIR`.
     func writeTerminalScript(running program: [String]) throws -> PaneProgramScript {
-        guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory,
-              case let directory = FilePath(runtime).lexicallyNormalized(), SavedText.isTypable(directory.string)
-        else { throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script") }
+        guard let directory = PaneFile.directory(environment: environment) else {
+            throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
+        }
         return try PaneProgramScript.write(arguments: program, in: directory, forTerminal: true)
     }
 
@@ -201,10 +203,10 @@ final class SessionPlugin: RestorationPlugin {
                 guard let program = window.program else { continue }
                 scripts[index] = try writeTerminalScript(running: program)
             }
-            guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory else {
-                throw TmuxError.invalidState("no runtime directory (XDG_RUNTIME_DIR) to hold its session file")
+            guard let directory = PaneFile.directory(environment: environment) else {
+                throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its session file")
             }
-            let session = try PaneFile.create(prefix: "restored-kitty-session", contents: kitty.sessionFile(scripts: scripts), in: FilePath(runtime).lexicallyNormalized())
+            let session = try PaneFile.create(prefix: "restored-kitty-session", contents: kitty.sessionFile(scripts: scripts), in: directory)
             let files = [session] + scripts.values.map(\.path)
             restore.pend(DesktopLaunch(entry: entry, directory: kitty.windows.first?.directory, items: [], arguments: ["--session", session.string]), placing: windows, for: instance, files: files)
             restore.removeAtEnd(session)
@@ -340,7 +342,11 @@ final class SessionPlugin: RestorationPlugin {
             for (id, launchesOfApp) in started.sorted(by: { $0.key < $1.key }) where runningAfter[id, default: 0] <= finished.runningBefore[id, default: 0] {
                 context.log("\(id): exited within \(Self.earlyExitWindow) of its launch (is its display there? does it start by hand?): not reopened; it stays in the archive for the next login", level: .warning)
                 exitedEarly += launchesOfApp.count
-                for launch in launchesOfApp { failedInstances[ObjectIdentifier(launch.instance)] = (id, launch.instance) }
+                for launch in launchesOfApp {
+                    failedInstances[ObjectIdentifier(launch.instance)] = (id, launch.instance)
+                    // It is gone: the files it would have read are too.
+                    for file in launch.files { unlink(file.string) }
+                }
             }
         }
         carried = Dictionary(grouping: failedInstances.values, by: \.id).mapValues { $0.map(\.instance).sorted { ($0.restorationIdentifier ?? "") < ($1.restorationIdentifier ?? "") } }

@@ -9,7 +9,7 @@ import SystemPackage
 /// only through its methods.
 struct SessionRestore {
     /// One launch to make: the app and what it opens, where its windows
-    /// were (X11), and the archived instance it reopens.
+    /// were (``SavedWindow``), and the archived instance it reopens.
     struct PendingLaunch {
         let launch: DesktopLaunch
         let placements: [SavedWindow]

@@ -25,8 +25,9 @@ struct TilingWindowPlacer: WindowPlacer {
               (try? connection.tree()) != nil
         else { return nil }
         self.connection = connection
-        let authority = environment["XAUTHORITY"] ?? environment["HOME"].map { $0 + "/.Xauthority" }
-        display = environment["DISPLAY"].flatMap(X11Display.init).flatMap { try? X11Connection(display: $0, authorityFile: authority, timeout: .seconds(2)) }
+        display = X11Display(environment: environment).flatMap {
+            try? X11Connection(display: $0, authorityFile: X11Display.authorityFile(environment: environment), timeout: .seconds(2))
+        }
     }
 
     func windows() -> [PlacedWindow]? {

@@ -231,9 +231,11 @@ final class TmuxPlugin: RestorationPlugin {
         if !restore.startedServers.isEmpty {
             context.log("started tmux server \(restore.startedServers.joined(separator: ", "))", level: .info)
         }
-        // A pane's text that no shell will print (its window failed) is
-        // not left behind. The shells that do print theirs had the programs'
-        // and Neovims' waits above to do it.
+        // A pane's text that no shell will print (its window failed) is not
+        // left behind. The panes of that window made before the failure
+        // print theirs and remove it: they are given two seconds to.
+        let printing = ContinuousClock.now + .seconds(2)
+        while restore.unprintedFiles.contains(where: { access($0.string, F_OK) == 0 }), ContinuousClock.now < printing { usleep(50_000) }
         for file in restore.unprintedFiles { unlink(file.string) }
         restore = TmuxRestore()
     }
@@ -244,11 +246,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// when its path holds a character a shell would read (it is typed
     /// into the pane): then no such file is written, and the panes come
     /// back without their programs and text.
-    var runtimeDirectory: FilePath? {
-        guard let directory = XDGBaseDirectories(environment: environment).runtimeDirectory else { return nil }
-        let path = FilePath(directory).lexicallyNormalized()
-        return path.isAbsolute && SavedText.isTypable(path.string) ? path : nil
-    }
+    var runtimeDirectory: FilePath? { PaneFile.directory(environment: environment) }
 
     /// How long typing the restored programs may take, all of them and
     /// every tmux call in it included.

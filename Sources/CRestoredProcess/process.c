@@ -158,6 +158,11 @@ int c_restored_process_spawn_detached(const char *path, char *const argv[], char
             close(pids[1]);
             become_program(path, argv, envp, directory, report[1]);
         }
+        if (grandchild < 0) {
+            /* The second fork failed: its errno is the caller's answer. */
+            int error = errno;
+            write_all(report[1], &error, sizeof error);
+        }
         write_all(pids[1], &grandchild, sizeof grandchild);
         _exit(grandchild < 0 ? 1 : 0);
     }

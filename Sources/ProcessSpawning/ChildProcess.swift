@@ -20,7 +20,7 @@ public final class ChildProcess: Sendable {
     public let pid: Int32
     /// Readable once the child has exited (a pidfd), for `poll` beside other descriptors.
     public let exitDescriptor: FileDescriptor
-    private let state = Mutex<(ending: ProcessEnding?, closed: Bool)>((nil, false))
+    private let state = Mutex<ProcessEnding?>(nil)
 
     /// Starts `executable` (an absolute path) with `arguments` (its name
     /// first), `environment` and `options`. Throws the `errno` of what
@@ -63,28 +63,28 @@ public final class ChildProcess: Sendable {
         self.exitDescriptor = exitDescriptor
     }
 
+    /// A child dropped before it was reaped is killed and reaped: no zombie stays.
     deinit {
-        state.withLock { state in
-            if !state.closed { try? exitDescriptor.close() }
-        }
+        if ending == nil { reap(within: .zero) }
+        try? exitDescriptor.close()
     }
 
     /// Sends SIGKILL, unless it is already reaped.
     public func kill() {
-        state.withLock { state in
-            if state.ending == nil { _ = Glibc.kill(pid, SIGKILL) }
+        state.withLock { ending in
+            if ending == nil { _ = Glibc.kill(pid, SIGKILL) }
         }
     }
 
     /// How it ended, if it was reaped.
-    public var ending: ProcessEnding? { state.withLock { $0.ending } }
+    public var ending: ProcessEnding? { state.withLock { $0 } }
 
     /// Reaps it if it has exited, without waiting.
     @discardableResult
     public func reapIfExited() -> ProcessEnding? {
-        state.withLock { state in
-            if state.ending == nil { state.ending = Self.waitNoHang(pid) }
-            return state.ending
+        state.withLock { ending in
+            if ending == nil { ending = Self.waitNoHang(pid) }
+            return ending
         }
     }
 
@@ -104,13 +104,13 @@ public final class ChildProcess: Sendable {
     public func reap(within timeout: Duration) -> ProcessEnding {
         if let ending = wait(until: .now + timeout) { return ending }
         kill()
-        return state.withLock { state in
-            if let ending = state.ending { return ending }
+        return state.withLock { ending in
+            if let ending { return ending }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            let ending = ProcessEnding(waitStatus: status)
-            state.ending = ending
-            return ending
+            let reaped = ProcessEnding(waitStatus: status)
+            ending = reaped
+            return reaped
         }
     }
 

@@ -38,6 +38,9 @@ public struct ProgramRun: Hashable, Sendable {
     public static func run(
         _ executable: String, arguments: [String], environment: [String: String], timeout: Duration
     ) throws(ProgramRunError) -> ProgramRun {
+        // No time left: the program is not started at all (a step whose
+        // budget is spent must not start what it cannot wait for).
+        guard timeout > .zero else { throw .timedOut(command: arguments.joined(separator: " "), after: timeout) }
         let deadline = ContinuousClock.now + timeout
         let outputPipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
         let errorPipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
@@ -74,13 +77,21 @@ public struct ProgramRun: Hashable, Sendable {
         var errors: [UInt8] = []
         var open = [outputPipe.readEnd.rawValue, errorPipe.readEnd.rawValue]
         var buffer = [UInt8](repeating: 0, count: 65536)
+        var exited = false
         while !open.isEmpty {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw timedOut(child, arguments, timeout) }
-            var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), left.pollMilliseconds)
+            // Once the program has exited, what its pipes still hold is read
+            // without waiting: a daemon it started may keep them open.
+            var descriptors = (open + (exited ? [] : [child.exitDescriptor.rawValue])).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), exited ? 0 : left.pollMilliseconds)
             if ready < 0 && errno == EINTR { continue }
+            if exited && ready == 0 { break }
             for descriptor in descriptors where descriptor.revents != 0 {
+                if descriptor.fd == child.exitDescriptor.rawValue {
+                    exited = true
+                    continue
+                }
                 let count = buffer.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress, $0.count) }
                 if count > 0 {
                     if descriptor.fd == outputPipe.readEnd.rawValue {
@@ -93,7 +104,7 @@ public struct ProgramRun: Hashable, Sendable {
                 }
             }
         }
-        // The output is closed: the program is ending, or it lives on without it.
+        // The output is closed or the program has exited.
         guard let ending = child.wait(until: deadline) else { throw timedOut(child, arguments, timeout) }
         return ProgramRun(ending: ending, output: output, errors: errors)
     }

@@ -61,7 +61,7 @@ public struct UnixStreamSocket: ~Copyable {
 
     /// The bytes that came next, waiting until `deadline` for some; empty
     /// when the peer closed the connection.
-    public func receive(before deadline: ContinuousClock.Instant) throws(UnixSocketError) -> [UInt8] {
+    private func receive(before deadline: ContinuousClock.Instant) throws(UnixSocketError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             try wait(for: Int16(POLLIN), before: deadline)

@@ -6,8 +6,13 @@ import X11Client
 /// A connection to the IPC socket of sway or i3: requests answered in
 /// order, each before the connection's deadline for it, and the events of
 /// a subscription. Used from one thread at a time.
+///
+/// After a request fails (no answer in time, bytes of another protocol),
+/// the connection is broken: a late answer would otherwise be taken for
+/// the next request's, so every later request fails at once.
 public final class WindowManagerConnection {
     private var socket: UnixStreamSocket
+    private var broken: WindowManagerIPCError?
     /// How long one request may take.
     public let timeout: Duration
 
@@ -18,8 +23,8 @@ public final class WindowManagerConnection {
         for name in ["SWAYSOCK", "I3SOCK"] {
             if let path = environment[name], path.hasPrefix("/") { return FilePath(path) }
         }
-        guard readingRootWindow, let name = environment["DISPLAY"], let display = X11Display(name),
-              let connection = try? X11Connection(display: display, authorityFile: environment["XAUTHORITY"]),
+        guard readingRootWindow, let display = X11Display(environment: environment),
+              let connection = try? X11Connection(display: display, authorityFile: X11Display.authorityFile(environment: environment)),
               let path = (try? connection.propertyText("I3_SOCKET_PATH", of: connection.root)) ?? nil, path.hasPrefix("/")
         else { return nil }
         return FilePath(path)
@@ -38,6 +43,16 @@ public final class WindowManagerConnection {
     /// Sends a request of `type` and returns its reply's payload; events
     /// that come before it are dropped.
     public func request(_ type: UInt32, payload: [UInt8] = []) throws(WindowManagerIPCError) -> [UInt8] {
+        if let broken { throw broken }
+        do {
+            return try exchange(type, payload: payload)
+        } catch {
+            broken = error
+            throw error
+        }
+    }
+
+    private func exchange(_ type: UInt32, payload: [UInt8]) throws(WindowManagerIPCError) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         do {
             try socket.send(WindowManagerIPC.Message(type: type, payload: payload).bytes, before: deadline)

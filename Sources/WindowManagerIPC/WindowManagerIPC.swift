@@ -15,8 +15,9 @@ public enum WindowManagerIPC {
     /// The type of the `shutdown` event (event 6, high bit set): i3 and sway
     /// send it when they exit (`change: exit`) or restart in place.
     public static let shutdownEvent: UInt32 = 0x8000_0006
-    /// The largest payload read (replies and events are small JSON).
-    static let maximumPayload = 1 << 20
+    /// The largest payload read: a tree of hundreds of windows is a few
+    /// hundred KiB of JSON.
+    static let maximumPayload = 16 << 20
 
     /// One message: its type and its payload.
     public struct Message: Hashable, Sendable {

@@ -17,6 +17,17 @@ public struct X11Display: Hashable, Sendable {
         self.number = number
     }
 
+    /// The display of `environment` (`DISPLAY`), or nil.
+    public init?(environment: [String: String]) {
+        guard let name = environment["DISPLAY"] else { return nil }
+        self.init(name)
+    }
+
+    /// The authority file of `environment`: `XAUTHORITY`, else `~/.Xauthority`.
+    public static func authorityFile(environment: [String: String]) -> String? {
+        environment["XAUTHORITY"] ?? environment["HOME"].map { $0 + "/.Xauthority" }
+    }
+
     /// Its socket, `/tmp/.X11-unix/X<number>`.
     public var socketPath: String { "/tmp/.X11-unix/X\(number)" }
 

@@ -89,7 +89,7 @@ public struct MessagePackFramer: Sendable {
             offset = end
             open[open.count - 1] -= 1
             if children > 0 {
-                guard open.count <= MessagePackReader.maximumDepth else {
+                guard open.count < MessagePackReader.maximumDepth else {
                     throw .tooDeep(limit: MessagePackReader.maximumDepth, offset: offset)
                 }
                 open.append(children)

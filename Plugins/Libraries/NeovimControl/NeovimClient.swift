@@ -6,11 +6,11 @@ import UnixSocket
 /// rpc`): requests sent one at a time, each answered before `timeout` and
 /// before ``deadline``.
 ///
-/// Notifications Neovim sends meanwhile are read and dropped, and so are
-/// late answers to requests that timed out. After a timeout or bytes that
-/// are no msgpack-rpc, the connection is broken: every later call fails at
-/// once, so a Neovim that stopped answering costs one timeout, not one per
-/// call.
+/// Notifications Neovim sends meanwhile are read and dropped. After a
+/// timeout or bytes that are no msgpack-rpc, the connection is broken:
+/// every later call fails at once (so no late answer is ever read as
+/// another request's), and a Neovim that stopped answering costs one
+/// timeout, not one per call.
 public final class NeovimClient {
     private var socket: UnixStreamSocket
     private var framer = MessagePackFramer()
@@ -72,8 +72,6 @@ public final class NeovimClient {
             guard parts.count == 4, let answered = parts[1].intValue else {
                 throw .protocolViolation(method: method, "an answer of the wrong shape")
             }
-            // A late answer to a request that timed out is dropped.
-            if answered < id { continue }
             guard answered == id else { throw .protocolViolation(method: method, "an answer to a request never sent") }
             if parts[2] != .nil {
                 let text = parts[2].arrayValue?.last?.stringValue ?? "\(parts[2])"

@@ -1,5 +1,6 @@
 import Foundation
 import SavedText
+import SystemSupport
 public import SystemPackage
 
 /// A file the tmux plugin writes for one restored pane to read once (its
@@ -9,6 +10,16 @@ public import SystemPackage
 /// path no shell reads, so that the path can be typed or put into a
 /// command as it is. A file that cannot be written whole is removed.
 public enum PaneFile {
+    /// Where such files go for `environment`: `$XDG_RUNTIME_DIR`, which
+    /// only the user can enter and which goes with their session; nil
+    /// without one, or when its path holds a character a shell would read
+    /// (the path is typed, or put into a command, as it is).
+    public static func directory(environment: [String: String]) -> FilePath? {
+        guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory else { return nil }
+        let path = FilePath(runtime).lexicallyNormalized()
+        return path.isAbsolute && SavedText.isTypable(path.string) ? path : nil
+    }
+
     /// Creates `directory/PREFIX-RANDOM` holding `contents` and returns its
     /// path; `directory` must be absolute and ``SavedText/isTypable(_:)``.
     public static func create(prefix: String, contents: String, in directory: FilePath) throws(TmuxError) -> FilePath {
