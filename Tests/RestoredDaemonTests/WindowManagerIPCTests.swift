@@ -42,6 +42,10 @@ import Testing
         let silent = try UnixListener(path: root + "/silent")
         let quiet = try WindowManagerConnection(socket: FilePath(silent.path), timeout: .milliseconds(200))
         #expect(throws: WindowManagerIPCError.timedOut) { try quiet.tree() }
+        // Its late reply is never read as the next request's: the connection is broken.
+        silent.accept()
+        silent.send(WindowManagerIPC.Message(type: WindowManagerIPC.getTree, payload: Array(#"{"id":1,"type":"root","nodes":[]}"#.utf8)).bytes)
+        #expect(throws: WindowManagerIPCError.timedOut) { try quiet.tree() }
         let garbage = try UnixListener(path: root + "/garbage")
         let confused = try WindowManagerConnection(socket: FilePath(garbage.path), timeout: .seconds(10))
         garbage.accept()

@@ -34,4 +34,22 @@ import Testing
             _ = try ProgramRun.run("/nonexistent/program", arguments: ["program"], environment: [:], timeout: .seconds(1))
         }
     }
+
+    @Test("A program that exits while a daemon it started keeps its output open is done at its exit, not at the timeout")
+    func daemonKeepsOutput() throws {
+        let marker = "9.\(UInt32.random(in: 100_000...999_999))"
+        let run = try ProgramRun.run("/bin/sh", arguments: ["sh", "-c", "sleep \(marker) & echo started"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(60))
+        #expect(run.ending == .exited(0))
+        #expect(run.outputText == "started\n")
+        _ = try ProgramRun.run("/usr/bin/pkill", arguments: ["pkill", "-f", "sleep \(marker)"], environment: [:], timeout: .seconds(30))
+    }
+
+    @Test("With no time left, nothing is started")
+    func noTimeLeft() {
+        let marker = "/tmp/restored-never-\(UInt32.random(in: 100_000...999_999))"
+        #expect(throws: ProgramRunError.timedOut(command: "touch \(marker)", after: .zero)) {
+            _ = try ProgramRun.run("/usr/bin/touch", arguments: ["touch", marker], environment: [:], timeout: .zero)
+        }
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
 }
