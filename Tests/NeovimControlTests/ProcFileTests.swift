@@ -1,5 +1,6 @@
 import Foundation
 import ProcFiles
+import RestoredTestSupport
 import Testing
 
 /// `/proc` files read to their end, however long they grow.
@@ -30,8 +31,8 @@ import Testing
 @Suite struct ProcAccountingTests {
     @Test("key: N lines, utime + stime, a zombie's state, and each thread's switches, read from their files")
     func fakeProc() throws {
-        let root = FileManager.default.temporaryDirectory.path + "/restored-proc-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryTestDirectory()
+        let root = directory.path
         try FileManager.default.createDirectory(atPath: root + "/42/task/43", withIntermediateDirectories: true)
         try "Name:\tx\nVmRSS:\t   1234 kB\nVmRSSX:\t9\n".write(toFile: root + "/42/status", atomically: false, encoding: .utf8)
         try "rchar: 1\nwrite_bytes: 4096\n".write(toFile: root + "/42/io", atomically: false, encoding: .utf8)

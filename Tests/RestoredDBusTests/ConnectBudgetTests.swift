@@ -8,9 +8,8 @@ import Testing
 @Suite struct ConnectBudgetTests {
     @Test("A bus that never answers costs a connect its limit, not libdbus's 25 s: the error says so")
     func silentBus() throws {
-        let root = FileManager.default.temporaryDirectory.path + "/restored-silent-bus-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryTestDirectory()
+        let root = directory.path
         let listener = try UnixListener(path: root + "/bus")
         // Killed at 15 s, well before libdbus's own 25 s would end it.
         let run = try ProgramRun.run(

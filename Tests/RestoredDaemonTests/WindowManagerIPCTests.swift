@@ -36,9 +36,8 @@ import Testing
 @Suite struct WindowManagerConnectionTests {
     @Test("A peer that never answers is .timedOut at the connection's timeout; one that sends garbage is refused; either is an error for that call only")
     func badPeers() throws {
-        let root = FileManager.default.temporaryDirectory.path + "/restored-wm-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryTestDirectory()
+        let root = directory.path
         let silent = try UnixListener(path: root + "/silent")
         let quiet = try WindowManagerConnection(socket: FilePath(silent.path), timeout: .milliseconds(200))
         #expect(throws: WindowManagerIPCError.timedOut) { try quiet.tree() }

@@ -6,12 +6,9 @@ import UnixSocket
 
 /// The buffered reads with deadlines that the X11, Neovim and i3 clients share.
 @Suite struct UnixStreamSocketTests {
-    let root = FileManager.default.temporaryDirectory.path + "/restored-socket-\(UUID().uuidString.prefix(8))"
-
     func withPeer(_ body: (UnixListener, inout UnixStreamSocket) throws -> Void) throws {
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let listener = try UnixListener(path: root + "/socket")
+        let directory = try TemporaryTestDirectory()
+        let listener = try UnixListener(path: directory.path + "/socket")
         var socket = try UnixStreamSocket(connectingTo: FilePath(listener.path), bufferLimit: 1000)
         listener.accept()
         try body(listener, &socket)

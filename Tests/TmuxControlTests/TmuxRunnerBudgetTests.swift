@@ -10,9 +10,8 @@ import Testing
 @Suite struct TmuxRunnerBudgetTests {
     @Test("A runner bounded by a deadline gives up on a silent server by that deadline, not by its own timeout; a deadline already past fails at once")
     func silentServer() throws {
-        let root = FileManager.default.temporaryDirectory.path + "/restored-tmux-silent-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryTestDirectory()
+        let root = directory.path
         let listener = try UnixListener(path: root + "/silent")
         let runner = try #require(TmuxRunner(socket: FilePath(listener.path), environment: ProcessInfo.processInfo.environment, timeout: .seconds(60)))
         let bounded = runner.bounded(by: .now + .milliseconds(300))
