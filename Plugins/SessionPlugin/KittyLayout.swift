@@ -48,15 +48,13 @@ struct KittyLayout: Hashable {
         return KittyLayout(osWindows: listed.map { window in
             window.tabs.map { tab in
                 Tab(layout: tab.layout, windows: tab.windows.compactMap { window in
-                    // A window running tmux is the tmux plugin's.
-                    let runsTmux = window.foreground_processes.contains { ForegroundProgram.baseName($0.cmdline.first ?? "") == "tmux" }
-                    guard Self.fitsSessionFile(window.cwd), !runsTmux else { return nil }
+                    guard Self.fitsSessionFile(window.cwd) else { return nil }
+                    // The first of its foreground processes that is no shell.
                     let foreground = window.foreground_processes.first { process in
                         guard let name = process.cmdline.first else { return false }
                         return !ForegroundProgram.shells.contains(ForegroundProgram.baseName(name))
                     }.map { ForegroundProgram(arguments: $0.cmdline, pid: $0.pid) }
-                    let program = foreground.flatMap { policy.command(for: $0.arguments) }
-                    return TerminalShells.Shell(directory: window.cwd, program: program, editor: program != nil ? foreground.flatMap(readEditor) : nil)
+                    return TerminalShells.Shell(directory: window.cwd, foreground: foreground, policy: policy, readEditor: readEditor)
                 })
             }
         })

@@ -51,6 +51,16 @@ struct TerminalShells {
             }
         }
 
+        /// The shell of a window in `directory` whose foreground job is
+        /// `foreground` (nil: the shell at its prompt): the program as
+        /// `policy` keeps it, and a Neovim's state read by `readEditor`.
+        /// Nil for a window running tmux, which is the tmux plugin's.
+        init?(directory: String, foreground: ForegroundProgram?, policy: ProgramPolicy, readEditor: (ForegroundProgram) -> NeovimSession?) {
+            if let foreground, ForegroundProgram.baseName(foreground.arguments.first ?? "") == "tmux" { return nil }
+            let program = foreground.flatMap { policy.command(for: $0.arguments) }
+            self.init(directory: directory, program: program, editor: program != nil ? foreground.flatMap(readEditor) : nil)
+        }
+
         /// A shell.
         init(directory: String, program: [String]? = nil, editor: NeovimSession? = nil) {
             self.directory = directory
@@ -96,13 +106,12 @@ struct TerminalShells {
             }
         }
         for shell in found.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
+            guard let directory = ProcProcess.directory(of: shell.pid, proc: proc) else { continue }
             let foreground = ForegroundProgram.of(panePID: shell.pid, proc: proc)
-            if let foreground, ForegroundProgram.baseName(foreground.arguments.first ?? "") == "tmux" {
+            if let shell = Shell(directory: directory, foreground: foreground, policy: policy, readEditor: readEditor) {
+                shells.append(shell)
+            } else {
                 tmuxWindows += 1
-            } else if let directory = ProcProcess.directory(of: shell.pid, proc: proc) {
-                let program = foreground.flatMap { policy.command(for: $0.arguments) }
-                let editor = program != nil ? foreground.flatMap(readEditor) : nil
-                shells.append(Shell(directory: directory, program: program, editor: editor))
             }
         }
     }
