@@ -127,8 +127,8 @@ let package = Package(
         module("SystemSupport"),
         module("ProcessSpawning", ["CRestoredProcess", "SystemSupport", system]),
         module("UnixSocket", ["SystemSupport", system]),
-        module("X11Client", ["UnixSocket", system]),
-        module("WindowManagerIPC", ["UnixSocket", "X11Client", system]),
+        module("X11Client", ["UnixSocket", "SystemSupport", system]),
+        module("WindowManagerIPC", ["UnixSocket", "X11Client", "SystemSupport", system]),
 
         // The engine and its archives.
         module("RestoredArchive", ["CRestoredSupport", "SystemSupport", restorationKit, system]),
@@ -142,10 +142,10 @@ let package = Package(
         // The daemon and what it listens to.
         module("RestoredDBus", ["SystemSupport", "CDBus", "CRestoredSupport", logging]),
         module("RestoredSystemd", ["CSystemd", logging]),
-        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", system]),
+        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", "SystemSupport", system]),
         module("RestoredDaemon", [
             "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
-            "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", logging, serviceLifecycle, system,
+            "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", "X11Client", logging, serviceLifecycle, system,
         ]),
         // restored-ctl's model of the admin API and the archives.
         module("RestoredControl", [

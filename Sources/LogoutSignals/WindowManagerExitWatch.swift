@@ -3,6 +3,7 @@ import Glibc
 import FoundationEssentials
 import Synchronization
 public import SystemPackage
+import SystemSupport
 public import WindowManagerIPC
 
 /// Hears i3 or sway exit, through their IPC.
@@ -18,7 +19,8 @@ public import WindowManagerIPC
 public final class WindowManagerExitWatch: Sendable {
     /// The IPC socket watched.
     public let socket: FilePath
-    private let stopped = Atomic<Bool>(false)
+    /// Wakes the watching queue out of its wait for the next event.
+    private let stopped = WakeSignal()
     private let watching = Atomic<Bool>(false)
     private let queue = DispatchQueue(label: "restored.window-manager-ipc")
     private let first: Subscription
@@ -45,9 +47,9 @@ public final class WindowManagerExitWatch: Sendable {
             self.connection = connection
         }
 
-        /// The next whole message, waiting until `deadline` for its bytes.
-        func nextMessage(before deadline: ContinuousClock.Instant) throws(WindowManagerIPCError) -> WindowManagerIPC.Message {
-            try connection.nextMessage(before: deadline)
+        /// The next whole message, waiting for its bytes until `wake` is signalled.
+        func nextMessage(interruptedBy wake: WakeSignal) throws(WindowManagerIPCError) -> WindowManagerIPC.Message {
+            try connection.nextMessage(before: .now + .seconds(365 * 86_400), interruptedBy: wake)
         }
     }
 
@@ -66,12 +68,15 @@ public final class WindowManagerExitWatch: Sendable {
         queue.async { [self] in
             var current = first
             var restarting = false
-            while !stopped.load(ordering: .relaxed) {
+            while !stopped.isSignalled {
                 let message: WindowManagerIPC.Message
                 do throws(WindowManagerIPCError) {
-                    message = try current.nextMessage(before: .now + .seconds(1))
+                    // Asleep until the window manager speaks or the watch stops.
+                    message = try current.nextMessage(interruptedBy: stopped)
+                } catch .socket(.interrupted) {
+                    return
                 } catch .timedOut {
-                    continue // no event within the second: look at `stopped` again
+                    continue
                 } catch .closed {
                     guard restarting else {
                         exiting("the window manager closed its IPC socket")
@@ -105,16 +110,16 @@ public final class WindowManagerExitWatch: Sendable {
     /// After a restart: the socket again, tried until ``restartBudget``.
     private func reconnect() -> Subscription? {
         let deadline = ContinuousClock.now + Self.restartBudget
-        while ContinuousClock.now < deadline, !stopped.load(ordering: .relaxed) {
+        while ContinuousClock.now < deadline, !stopped.isSignalled {
             if let subscription = try? Self.subscribe(to: socket, timeout: .seconds(1)) { return subscription }
             usleep(100_000)
         }
         return nil
     }
 
-    /// Stops watching (within a second).
+    /// Stops watching at once.
     public func stop() {
-        stopped.store(true, ordering: .relaxed)
+        stopped.signal()
     }
 
     private struct SubscribeReply: Decodable { var success: Bool }

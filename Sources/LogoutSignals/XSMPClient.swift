@@ -2,6 +2,7 @@ internal import CRestoredSessionClient
 import Dispatch
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// A client of the X session manager (XSMP, through libSM): Xfce, MATE,
 /// LXQt, and KDE Plasma on X11.
@@ -17,7 +18,8 @@ public final class XSMPClient: Sendable {
     /// The id the session manager gave this client.
     public let clientID: String
     private let client: ClientBox
-    private let stopped = Atomic<Bool>(false)
+    /// Wakes the following queue out of its wait on the session manager.
+    private let stopped = WakeSignal()
     private let following = Atomic<Bool>(false)
     private let queue = DispatchQueue(label: "restored.xsmp")
 
@@ -50,9 +52,10 @@ public final class XSMPClient: Sendable {
             let pointer = client.pointer
             defer { c_restored_sm_close(pointer) }
             let descriptor = c_restored_sm_descriptor(pointer)
-            while !stopped.load(ordering: .relaxed) {
-                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&entry, 1, 1000) > 0 else { continue }
+            while !stopped.isSignalled {
+                // Asleep until the session manager speaks or ``stop()`` wakes it.
+                var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stopped.descriptor, events: Int16(POLLIN), revents: 0)]
+                guard poll(&entries, 2, -1) > 0, entries[1].revents == 0 else { continue }
                 var shutdown = false
                 let events = Int(c_restored_sm_process(pointer, &shutdown))
                 if events & Int(C_RESTORED_SM_SAVE_YOURSELF) != 0 {
@@ -72,9 +75,9 @@ public final class XSMPClient: Sendable {
         }
     }
 
-    /// Stops following (within a second) and closes the connection.
+    /// Stops following at once and closes the connection.
     public func stop() {
-        stopped.store(true, ordering: .relaxed)
+        stopped.signal()
     }
 
     private final class ClientBox: @unchecked Sendable {

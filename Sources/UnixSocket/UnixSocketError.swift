@@ -20,6 +20,8 @@ public enum UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible 
     case closed
     /// The peer announced or sent more than the socket buffers unread.
     case tooLarge(limit: Int)
+    /// The wait was stopped through its ``WakeSignal``.
+    case interrupted
 
     /// One line.
     public var description: String {
@@ -33,6 +35,7 @@ public enum UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible 
         case .timedOut: "no answer in time"
         case .closed: "the peer closed the connection"
         case .tooLarge(let limit): "the peer sent more than \(limit) bytes at once"
+        case .interrupted: "the wait was stopped"
         }
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
 public import SystemPackage
-import SystemSupport
+public import SystemSupport
 
 /// A connected `AF_UNIX` stream socket with deadlines and a read buffer:
 /// every system call of the clients of local servers (Neovim, the X
@@ -61,10 +61,10 @@ public struct UnixStreamSocket: ~Copyable {
 
     /// The bytes that came next, waiting until `deadline` for some; empty
     /// when the peer closed the connection.
-    private func receive(before deadline: ContinuousClock.Instant) throws(UnixSocketError) -> [UInt8] {
+    private func receive(before deadline: ContinuousClock.Instant, interruptedBy wake: WakeSignal?) throws(UnixSocketError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            try wait(for: Int16(POLLIN), before: deadline)
+            try wait(for: Int16(POLLIN), before: deadline, interruptedBy: wake)
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
@@ -79,11 +79,12 @@ public struct UnixStreamSocket: ~Copyable {
 
     /// Receives what came next into ``buffered``, waiting until `deadline`
     /// for some. Throws ``UnixSocketError/closed`` when the peer closed the
-    /// connection, and ``UnixSocketError/tooLarge(limit:)`` when the
-    /// buffer holds ``bufferLimit`` bytes already.
-    public mutating func receiveMore(before deadline: ContinuousClock.Instant) throws(UnixSocketError) {
+    /// connection, ``UnixSocketError/tooLarge(limit:)`` when the buffer
+    /// holds ``bufferLimit`` bytes already, and
+    /// ``UnixSocketError/interrupted`` as soon as `wake` is signalled.
+    public mutating func receiveMore(before deadline: ContinuousClock.Instant, interruptedBy wake: WakeSignal? = nil) throws(UnixSocketError) {
         guard buffer.count - start < bufferLimit else { throw .tooLarge(limit: bufferLimit) }
-        let more = try receive(before: deadline)
+        let more = try receive(before: deadline, interruptedBy: wake)
         guard !more.isEmpty else { throw .closed }
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeFirst(start)
@@ -112,13 +113,40 @@ public struct UnixStreamSocket: ~Copyable {
         return bytes
     }
 
-    private func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(UnixSocketError) {
+    /// Waits, without a deadline, until the peer closes the connection
+    /// (true; a failing socket counts as closed) or `wake` is signalled
+    /// (false). What the peer sends meanwhile is dropped: a held
+    /// connection to a display, whose end is all that is asked of it.
+    public mutating func waitUntilClosed(interruptedBy wake: WakeSignal) -> Bool {
         while true {
+            do throws(UnixSocketError) {
+                try receiveMore(before: .now + Self.forever, interruptedBy: wake)
+                take(buffered.count)
+            } catch .interrupted {
+                return false
+            } catch .timedOut {
+                continue
+            } catch {
+                return true
+            }
+        }
+    }
+
+    /// A wait with no deadline: poll's longest timeout is about 24 days.
+    static let forever = Duration.seconds(365 * 86_400)
+
+    private func wait(for events: Int16, before deadline: ContinuousClock.Instant, interruptedBy wake: WakeSignal? = nil) throws(UnixSocketError) {
+        while true {
+            if wake?.isSignalled == true { throw .interrupted }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw .timedOut }
-            var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, left.pollMilliseconds)
-            if ready > 0 { return }
+            var entries = [pollfd(fd: descriptor, events: events, revents: 0)]
+            if let wake, wake.descriptor >= 0 { entries.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&entries, nfds_t(entries.count), left.pollMilliseconds)
+            if ready > 0 {
+                if entries.count > 1 && entries[1].revents != 0 { throw .interrupted }
+                return
+            }
             if ready < 0 && errno != EINTR { throw .cannotWait(Errno(rawValue: errno)) }
         }
     }

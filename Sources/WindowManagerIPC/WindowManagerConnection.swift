@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import SystemPackage
 import UnixSocket
+public import SystemSupport
 import X11Client
 
 /// A connection to the IPC socket of sway or i3: requests answered in
@@ -66,15 +67,17 @@ public final class WindowManagerConnection {
         }
     }
 
-    /// The next whole message, waiting until `deadline` for its bytes.
-    public func nextMessage(before deadline: ContinuousClock.Instant) throws(WindowManagerIPCError) -> WindowManagerIPC.Message {
+    /// The next whole message, waiting until `deadline` for its bytes, or
+    /// until `wake` is signalled (``WindowManagerIPCError/socket(_:)`` with
+    /// ``UnixSocketError/interrupted``).
+    public func nextMessage(before deadline: ContinuousClock.Instant, interruptedBy wake: WakeSignal? = nil) throws(WindowManagerIPCError) -> WindowManagerIPC.Message {
         while true {
             if let (message, length) = try WindowManagerIPC.firstMessage(in: socket.buffered) {
                 socket.take(length)
                 return message
             }
             do {
-                try socket.receiveMore(before: deadline)
+                try socket.receiveMore(before: deadline, interruptedBy: wake)
             } catch .closed {
                 throw .closed
             } catch .timedOut {

@@ -1,6 +1,7 @@
 import Foundation
 import SystemPackage
 import UnixSocket
+public import SystemSupport
 
 /// A connection to a local X server, speaking the core protocol's few
 /// requests a session needs: atoms, properties, geometry, coordinates and
@@ -55,6 +56,13 @@ public final class X11Connection {
         let screens = 32 + (vendorLength + 3) / 4 * 4 + 8 * formats
         guard body[20] > 0, screens + 4 <= body.count else { throw .malformedSetup("names no screen") }
         root = Self.value32(body, at: screens)
+    }
+
+    /// Holds the connection until the X server closes it (true: the
+    /// display is gone) or `wake` is signalled (false). Events the server
+    /// sends meanwhile are dropped.
+    public func waitUntilClosed(interruptedBy wake: WakeSignal) -> Bool {
+        socket.waitUntilClosed(interruptedBy: wake)
     }
 
     // MARK: Requests

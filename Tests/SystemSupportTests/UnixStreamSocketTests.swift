@@ -1,6 +1,7 @@
 import Foundation
 import RestoredTestSupport
 import SystemPackage
+import SystemSupport
 import Testing
 import UnixSocket
 
@@ -48,6 +49,34 @@ import UnixSocket
             }
             socket.take(600)
             #expect(socket.buffered.count >= 400)
+        }
+    }
+
+    @Test("A wait with no deadline (a held display, a window manager's events) ends as soon as its WakeSignal is given, not at a timeout, and a signal given before the wait stops it at once")
+    func wokenWait() throws {
+        try withPeer { _, socket in
+            let wake = WakeSignal()
+            let started = ContinuousClock.now
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { wake.signal() }
+            #expect(throws: UnixSocketError.interrupted) { try socket.receiveMore(before: .now + .seconds(3600), interruptedBy: wake) }
+            #expect(ContinuousClock.now - started < .seconds(30))
+            #expect(wake.isSignalled)
+            #expect(throws: UnixSocketError.interrupted) { try socket.receiveMore(before: .now + .seconds(3600), interruptedBy: wake) }
+            let closed = socket.waitUntilClosed(interruptedBy: wake)
+            #expect(!closed)
+        }
+    }
+
+    @Test("A held connection drops what the peer sends and returns true when the peer closes it (the display went away)")
+    func heldUntilClosed() throws {
+        try withPeer { peer, socket in
+            peer.send([1, 2, 3])
+            // Used by that one closure alone from now on.
+            nonisolated(unsafe) let closing = peer
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { closing.closePeer() }
+            let closed = socket.waitUntilClosed(interruptedBy: WakeSignal())
+            #expect(closed)
+            #expect(socket.buffered.isEmpty)
         }
     }
 }
