@@ -6,7 +6,10 @@ import RestoredDBus
 /// JSON shape (`status --json`): `state`, `version`, `lockHeld`, `logind`,
 /// `sessionManager`, `apps`, `pluginsLoaded`, `pluginsRefused`,
 /// `stateDirectory`, `lastSave` (null, or `time`, `trigger`, `saved`,
-/// `failed`), `problems` (a list of lines, most urgent first).
+/// `failed`), `desktop` (`phase`: `none`, `running` or `ending`; `name`,
+/// `since`, `startedBy` of the desktop there, or null; `endedBy`, `ended`
+/// of the last one that ended, or null), `problems` (a list of lines, most
+/// urgent first).
 public struct DaemonStatus: Encodable, Hashable, Sendable {
     /// The last save of every app.
     public struct LastSave: Encodable, Hashable, Sendable {
@@ -18,6 +21,22 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
         public var saved: UInt32
         /// Apps that failed.
         public var failed: UInt32
+    }
+
+    /// The login's desktop, as restored follows it.
+    public struct Desktop: Encodable, Hashable, Sendable {
+        /// `none` (none yet, or the last one ended), `running` or `ending`.
+        public var phase: String
+        /// The desktop there: its display, window manager and session manager.
+        public var name: String?
+        /// When restored saw it start.
+        public var since: Date?
+        /// What made restored see it.
+        public var startedBy: String?
+        /// What ended the last desktop.
+        public var endedBy: String?
+        /// When the last desktop ended.
+        public var ended: Date?
     }
 
     /// `starting`, `restoring`, `running`, `saving` or `stopping`.
@@ -40,6 +59,8 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
     public var stateDirectory: String
     /// The last save, if any.
     @NullEncoded public var lastSave: LastSave?
+    /// The desktop.
+    public var desktop: Desktop
     /// What needs attention, most urgent first.
     public var problems: [String] = []
 
@@ -54,6 +75,15 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
         pluginsLoaded = UInt32(fields["PluginsLoaded"]?.uint64Value ?? 0)
         pluginsRefused = UInt32(fields["PluginsRefused"]?.uint64Value ?? 0)
         stateDirectory = fields["StateDirectory"]?.stringValue ?? ""
+        let nonEmpty = { (key: String) in fields[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
+        desktop = Desktop(
+            phase: fields["Desktop"]?.stringValue ?? "none",
+            name: nonEmpty("DesktopName"),
+            since: fields["DesktopSince"]?.int64Value.flatMap(Timestamps.date(microseconds:)),
+            startedBy: nonEmpty("DesktopStartedBy"),
+            endedBy: nonEmpty("DesktopEndedBy"),
+            ended: fields["DesktopEnded"]?.int64Value.flatMap(Timestamps.date(microseconds:))
+        )
         if let time = fields["LastSave"]?.int64Value.flatMap(Timestamps.date(microseconds:)) {
             lastSave = LastSave(
                 time: time, trigger: fields["LastSaveTrigger"]?.stringValue ?? "",

@@ -23,9 +23,21 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let lock = status.lockHeld ? "held" : (status.logind ? "not held" : "no logind: nothing waits for saves at suspend or shutdown")
         let lastSave = status.lastSave.map { "\(Console.time($0.time)) (\($0.trigger)): \($0.saved) saved, \($0.failed) failed" } ?? "never"
+        let desktop = status.desktop
+        var desktopLine: String
+        if let name = desktop.name {
+            desktopLine = "\(name)\(desktop.phase == "ending" ? ", ending" : ""), since \(desktop.since.map(Console.time) ?? "?") (\(desktop.startedBy ?? "?"))"
+        } else {
+            desktopLine = "none"
+        }
+        if let ended = desktop.endedBy {
+            desktopLine += "; the last one ended \(desktop.ended.map(Console.time) ?? "?"): \(ended)"
+            if desktop.name == nil { desktopLine += " (its apps wait for the next desktop)" }
+        }
         let rows: [(String, String)] = [
             ("state", "\(status.state)"),
             ("version", status.version),
+            ("desktop", desktopLine),
             ("delay lock", lock),
             ("session manager", status.sessionManager ? "registered" : "none (logout is saved at SIGTERM)"),
             ("last save", lastSave),

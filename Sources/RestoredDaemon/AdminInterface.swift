@@ -101,6 +101,12 @@ struct AdminInterface: Sendable {
             ("LastSaveTrigger", .string(lastSave?.trigger.rawValue ?? "")),
             ("LastSaveSaved", .uint32(UInt32(lastSave?.saved ?? 0))),
             ("LastSaveFailed", .uint32(UInt32(lastSave?.failed ?? 0))),
+            ("Desktop", .string(status.desktop.phase.rawValue)),
+            ("DesktopName", .string(status.desktop.desktop?.description ?? "")),
+            ("DesktopSince", .int64(status.desktop.desktop.map { microseconds($0.since) } ?? 0)),
+            ("DesktopStartedBy", .string(status.desktop.desktop?.startedBy ?? "")),
+            ("DesktopEndedBy", .string(status.desktop.lastEnd?.reason ?? "")),
+            ("DesktopEnded", .int64(status.desktop.lastEnd.map { microseconds($0.time) } ?? 0)),
         ]
     }
 

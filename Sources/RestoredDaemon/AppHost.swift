@@ -80,22 +80,28 @@ public final class AppHost: @unchecked Sendable {
     static let awaitingDesktop = "not saved: its restore waits for the desktop (graphical-session.target or a display); its archive is kept"
 
     /// Saves the app; its helper is killed if it has not answered by `deadline`.
-    public func preserve(using engine: RestorationEngine, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> PreservationReport {
-        await save(using: engine, trigger: trigger, unlessUnchanged: false, deadline: deadline)!
+    /// While ``awaitsDesktop`` it reports its archive kept, unless
+    /// `evenAwaitingDesktop` (the save at the end of the desktop its app ran on).
+    public func preserve(
+        using engine: RestorationEngine, trigger: ActivityTrigger, deadline: ContinuousClock.Instant, evenAwaitingDesktop: Bool = false
+    ) async -> PreservationReport {
+        await save(using: engine, trigger: trigger, unlessUnchanged: false, evenAwaitingDesktop: evenAwaitingDesktop, deadline: deadline)!
     }
 
     /// Saves the app only if its state changed since it was last written;
     /// nil when it did not (nothing touches the disk, nothing is recorded).
     public func autosave(using engine: RestorationEngine, deadline: ContinuousClock.Instant) async -> PreservationReport? {
-        await save(using: engine, trigger: .autosave, unlessUnchanged: true, deadline: deadline)
+        await save(using: engine, trigger: .autosave, unlessUnchanged: true, evenAwaitingDesktop: false, deadline: deadline)
     }
 
-    private func save(using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, deadline: ContinuousClock.Instant) async -> PreservationReport? {
+    private func save(
+        using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, evenAwaitingDesktop: Bool, deadline: ContinuousClock.Instant
+    ) async -> PreservationReport? {
         // Waiting for the desktop, autosave records nothing; any other save
         // says why it kept the archive.
         if awaitsDesktop && unlessUnchanged { return nil }
         progress.withLock { $0.saves.append(trigger) }
-        let report: PreservationReport? = awaitsDesktop
+        let report: PreservationReport? = awaitsDesktop && !evenAwaitingDesktop
             ? PreservationReport(appID: appID, outcome: .kept(Self.awaitingDesktop))
             : await onQueue { self.saveOnQueue(using: engine, occasion: trigger.saveOccasion, unlessUnchanged: unlessUnchanged, deadline: deadline) }
         let activity = report.map { AppActivity($0, trigger: trigger) }
@@ -111,6 +117,9 @@ public final class AppHost: @unchecked Sendable {
     private func saveOnQueue(
         using engine: RestorationEngine, occasion: SaveOccasion, unlessUnchanged: Bool, deadline: ContinuousClock.Instant
     ) -> PreservationReport? {
+        // An autosave queued before the desktop ended walks nothing: its
+        // apps are gone, and a decline would discard the archive they need.
+        if unlessUnchanged && awaitsDesktop { return nil }
         let result: HostSaveResult
         let token: PluginHost.ArchiveToken
         switch plugin.save(for: occasion, unlessSameAs: unlessUnchanged ? lastWritten : nil, deadline: deadline) {

@@ -1,19 +1,16 @@
 import Logging
-import RestoredEngine
 import ServiceLifecycle
 
-/// Every `interval`, saves the apps whose state changed, until graceful
-/// shutdown; an idle desktop causes no writes.
+/// Every `interval`, asks the save coordinator to save the apps whose
+/// state changed (``SaveCoordinator/autosave()``), until graceful shutdown;
+/// an idle desktop causes no writes.
 ///
-/// Apps with a save or restore under way are left to it, and nothing is
-/// autosaved while `isPaused` (between the session manager's EndSession and
-/// the stop: apps quitting must not overwrite what the logout saved). A
-/// round that has begun finishes before the service ends.
+/// Nothing is autosaved while `isPaused` (the desktop says it ends: apps
+/// quitting must not overwrite what the logout saved). A round that has
+/// begun finishes before the service ends.
 struct AutosaveService: Service {
     let interval: Duration
-    let registry: AppRegistry
-    let engine: RestorationEngine
-    let walkTimeout: Duration
+    let saves: SaveCoordinator
     let logger: Logger
     let isPaused: @Sendable () -> Bool
 
@@ -29,19 +26,7 @@ struct AutosaveService: Service {
                 logger.debug("autosave: paused while the session ends")
                 continue
             }
-            await saveChanged()
-        }
-    }
-
-    private func saveChanged() async {
-        await withTaskGroup(of: Void.self) { group in
-            for host in registry.hosts where host.saveInProgress == nil && !host.isRestoring {
-                group.addTask { [engine, logger, walkTimeout] in
-                    if await host.autosave(using: engine, deadline: .now + walkTimeout) == nil {
-                        logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"])
-                    }
-                }
-            }
+            await saves.autosave()
         }
     }
 }

@@ -29,6 +29,8 @@ struct DaemonControl: Sendable {
         var stateDirectory: String
         /// The last save of every app.
         var lastSave: DaemonState.SaveRound?
+        /// The login's desktop: its phase, the one running, how the last ended.
+        var desktop: DesktopSession.Report
     }
 
     /// One app with a plugin or an archive, for `ListApps`.
@@ -79,8 +81,10 @@ struct DaemonControl: Sendable {
     let inhibitor: LogindInhibitor?
     /// How long a walk asked for through the admin API may take.
     let walkTimeout: Duration
-    /// The daemon's save of several apps, which records the round.
-    let saveAll: @Sendable ([AppHost], ActivityTrigger, ContinuousClock.Instant) async -> [PreservationReport]
+    /// Every save goes through it, and it records the round.
+    let saves: SaveCoordinator
+    /// The desktop session's report.
+    let desktop: @Sendable () -> DesktopSession.Report
 
     private var store: ArchiveStore { engine.store }
 
@@ -96,7 +100,8 @@ struct DaemonControl: Sendable {
             appCount: registry.hosts.count,
             refusedPluginCount: registry.refusals.count,
             stateDirectory: store.directory.string,
-            lastSave: state.lastSave
+            lastSave: state.lastSave,
+            desktop: desktop()
         )
     }
 
@@ -152,7 +157,7 @@ struct DaemonControl: Sendable {
     func save(_ apps: [AppID]) async throws(AdminError) -> Int {
         let hosts = try hosts(apps)
         try Self.requireIdle(hosts)
-        let reports = await saveAll(hosts, .request, .now + walkTimeout)
+        let reports = await saves.save(hosts, trigger: .request, deadline: .now + walkTimeout)
         return reports.filter { $0.word == .saved || $0.word == .partial }.count
     }
 

@@ -32,33 +32,54 @@ struct GraphicalSession: Sendable {
     /// restored's own environment.
     let environment: [String: String]
 
-    /// The desktop's variables when it is there (possibly none, when only
-    /// its target says so), or nil when it is not there yet.
-    func desktop() async -> [String: String]? {
+    /// The runtime directory, where Wayland sockets are.
+    var runtimeDirectory: String? { XDGBaseDirectories(environment: environment).runtimeDirectory }
+
+    /// What one look at the user manager and the displays found.
+    struct Finding: Sendable, Hashable {
+        /// The desktop's variables: the manager's over restored's own.
+        var variables: [String: String]
+        /// Whether `graphical-session.target` is active.
+        var targetActive: Bool
+        /// The display the variables name that takes a connection
+        /// (`wayland-1`, `:0`, or a remote `host:0`, trusted).
+        var display: String?
+
+        /// Whether a desktop is there.
+        var isDesktop: Bool { targetActive || display != nil }
+    }
+
+    /// Looks once: the manager's environment, its target, the display.
+    func look() async -> Finding {
         var variables = environment.filter { Self.variables.contains($0.key) }
         if let manager = await managerEnvironment() {
             variables.merge(manager.filter { Self.variables.contains($0.key) }) { _, manager in manager }
         }
-        if await targetIsActive() || Self.reachesDisplay(variables, runtimeDirectory: XDGBaseDirectories(environment: environment).runtimeDirectory) {
-            return variables
-        }
-        return nil
+        let active = await targetIsActive()
+        let display = Self.reachableDisplay(variables, runtimeDirectory: runtimeDirectory)
+        return Finding(variables: variables, targetActive: active, display: display)
     }
 
-    /// Whether `variables` name a display that accepts a connection: the
-    /// Wayland socket (relative to the runtime directory), or the local X
-    /// server's socket of `:N`. An X display elsewhere (`host:N`) is trusted.
+    /// Whether `variables` name a display that accepts a connection.
     static func reachesDisplay(_ variables: [String: String], runtimeDirectory: String?) -> Bool {
+        reachableDisplay(variables, runtimeDirectory: runtimeDirectory) != nil
+    }
+
+    /// The display `variables` name that accepts a connection: the Wayland
+    /// socket (relative to the runtime directory), or the local X server's
+    /// socket of `:N`; an X display elsewhere (`host:N`) is trusted.
+    static func reachableDisplay(_ variables: [String: String], runtimeDirectory: String?) -> String? {
         if let wayland = variables["WAYLAND_DISPLAY"], !wayland.isEmpty {
             let path = wayland.hasPrefix("/") ? wayland : runtimeDirectory.map { $0 + "/" + wayland }
-            if let path, accepts(FilePath(path)) { return true }
+            if let path, accepts(FilePath(path)) { return wayland }
         }
-        guard var display = variables["DISPLAY"], !display.isEmpty else { return false }
+        guard let name = variables["DISPLAY"], !name.isEmpty else { return nil }
+        var display = name
         if display.hasPrefix("unix:") { display.removeFirst(4) }
-        guard display.hasPrefix(":") else { return true }
+        guard display.hasPrefix(":") else { return name }
         let number = display.dropFirst().prefix { $0.isNumber }
-        guard !number.isEmpty else { return false }
-        return accepts(FilePath("/tmp/.X11-unix/X" + number))
+        guard !number.isEmpty else { return nil }
+        return accepts(FilePath("/tmp/.X11-unix/X" + number)) ? ":" + number : nil
     }
 
     private static func accepts(_ socket: FilePath) -> Bool {
@@ -80,7 +101,7 @@ struct GraphicalSession: Sendable {
     }
 
     /// Whether the manager's `graphical-session.target` is active.
-    private func targetIsActive() async -> Bool {
+    func targetIsActive() async -> Bool {
         guard let path = try? await sessionBus.call(
             destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", interface: "org.freedesktop.systemd1.Manager",
             member: "GetUnit", arguments: [.string("graphical-session.target")], timeout: Self.answerBudget

@@ -5,13 +5,15 @@ import RestoredDBus
 import Synchronization
 import SystemPackage
 
-/// What the desktop says of its end, before the apps go, followed once the
-/// desktop is there: the desktop portal's Inhibit monitor (its QUERY_END),
-/// the X session manager (XSMP `SaveYourself`), and the i3/sway IPC. (The
+/// What the desktop says of its end, before the apps go, followed while a
+/// desktop runs: the desktop portal's Inhibit monitor (its QUERY_END), the
+/// X session manager (XSMP `SaveYourself`), and the i3/sway IPC. (The
 /// session manager's EndSession and logind's PrepareForShutdown are
-/// followed by the daemon from the start.) Each signal is tried once: what
-/// fails says so once, not at every look. Several may speak at one logout:
-/// the daemon's save at the first makes the others find it done.
+/// followed by the daemon from the start.) Each signal is tried once per
+/// desktop: what fails says so once, not at every look; ``reset()`` at the
+/// desktop's end stops them all, and the next desktop's are tried afresh.
+/// Several may speak at one logout: they all reach the ``DesktopSession``,
+/// where the first saves and the others find it done.
 final class LogoutSignalFollower: Sendable {
     /// When restored answers the portal's QUERY_END at the latest: the portal
     /// waits a second for the answer. Saves still running go on.
@@ -26,8 +28,8 @@ final class LogoutSignalFollower: Sendable {
     /// Saves every app for the session end: what said so, the budget, and
     /// when to return at the latest (the portal's answer).
     typealias Save = @Sendable (_ source: String, _ budget: Duration, _ answerWithin: Duration?) async -> Void
-    /// Cancels the logout under way; whether there was one.
-    typealias Cancel = @Sendable () -> Bool
+    /// Calls off the logout under way; the argument says who did.
+    typealias Cancel = @Sendable (String) -> Void
 
     private let session: DBusConnection
     private let environment: [String: String]
@@ -43,6 +45,8 @@ final class LogoutSignalFollower: Sendable {
     static let rootWindowLooks = 12
     /// How each followed signal stops.
     private let stops = Mutex<[@Sendable () -> Void]>([])
+    /// Whether a signal of the desktop's end is followed.
+    private let following = Atomic<Bool>(false)
 
     /// A follower on the session bus `session`; `environment` is restored's own.
     init(session: DBusConnection, environment: [String: String], logger: Logger, save: @escaping Save, cancel: @escaping Cancel) {
@@ -54,8 +58,9 @@ final class LogoutSignalFollower: Sendable {
     }
 
     /// Follows every signal the desktop's `variables` (over restored's own
-    /// environment) name and that is not followed yet.
-    func follow(_ variables: [String: String]) async {
+    /// environment) name and that is not followed yet; true once any of
+    /// them is followed.
+    func follow(_ variables: [String: String]) async -> Bool {
         if firstAttempt("portal") {
             await followPortal()
         }
@@ -75,11 +80,31 @@ final class LogoutSignalFollower: Sendable {
         if let socket = WindowManagerExitWatch.socket(environment: all, readingRootWindow: readingRootWindow), firstAttempt("ipc " + socket.string) {
             followWindowManager(socket)
         }
+        return following.load(ordering: .relaxed)
     }
 
     /// Stops following everything.
     func stop() {
-        stops.withLock { $0.forEach { $0() } }
+        let all = stops.withLock { stops in
+            defer { stops.removeAll() }
+            return stops
+        }
+        all.forEach { $0() }
+    }
+
+    /// The desktop ended: stops following its signals, and forgets which
+    /// were tried, so the next desktop's are followed afresh.
+    func reset() {
+        stop()
+        attempted.withLock { $0.removeAll() }
+        rootWindowReads.withLock { $0.removeAll() }
+        following.store(false, ordering: .relaxed)
+    }
+
+    /// A signal is followed from now on; `stop` ends it.
+    private func followed(_ stop: @escaping @Sendable () -> Void) {
+        stops.withLock { $0.append(stop) }
+        following.store(true, ordering: .relaxed)
     }
 
     private func firstAttempt(_ signal: String) -> Bool {
@@ -92,7 +117,10 @@ final class LogoutSignalFollower: Sendable {
             guard let monitor = try await PortalLogoutMonitor.open(on: session) else { return }
             logger.info("following the desktop portal's session monitor: a logout's QUERY_END saves every app before the portal's answer")
             let task = Task { await self.answer(monitor) }
-            stops.withLock { $0.append { task.cancel() } }
+            followed {
+                task.cancel()
+                Task { await monitor.close() }
+            }
         } catch {
             logger.info("no session monitor from the desktop portal (\(error.message))")
         }
@@ -112,7 +140,7 @@ final class LogoutSignalFollower: Sendable {
                     logger.warning("could not answer the desktop portal's QUERY_END (\(error.message))")
                 }
             case .running:
-                if cancel() { logger.info("the logout was cancelled (the desktop portal says the session runs)") }
+                cancel("the desktop portal says the session runs")
             case .ending:
                 await save("the desktop portal's ENDING", Self.windowManagerExitBudget, nil)
             }
@@ -138,12 +166,12 @@ final class LogoutSignalFollower: Sendable {
                 done.signal()
             }
             done.wait()
-        }, cancelled: { [logger, cancel] in
-            if cancel() { logger.info("the logout was cancelled (the X session manager's ShutdownCancelled)") }
+        }, cancelled: { [cancel] in
+            cancel("the X session manager's ShutdownCancelled")
         }, ended: { [logger] reason in
             logger.info("no longer following the X session manager (\(reason))")
         })
-        stops.withLock { $0.append(client.stop) }
+        followed(client.stop)
         logger.info("registered with the X session manager as \(client.clientID): its SaveYourself at logout saves every app before the answer")
     }
 
@@ -157,7 +185,7 @@ final class LogoutSignalFollower: Sendable {
             }, lost: { [logger] problem in
                 logger.info("no longer following the window manager's IPC (\(problem))")
             })
-            stops.withLock { $0.append(watch.stop) }
+            followed(watch.stop)
             logger.info("following the window manager's IPC at \(socket.string): its exit saves every app")
         } catch {
             logger.notice("cannot follow the window manager's IPC at \(socket.string) (\(error)); its exit is seen only when restored is stopped")

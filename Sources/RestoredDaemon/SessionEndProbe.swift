@@ -10,7 +10,9 @@ import Synchronization
 /// Two witnesses, each asked with a short deadline: the user manager, whose
 /// `SystemState` is `stopping` while it takes every unit down (a logout with
 /// `dbus-user-session`, the last session of the user closing), and logind,
-/// which marks the user `closing` at logout and shutdown. Either is enough.
+/// which marks the user `closing` at logout and says `PreparingForShutdown`
+/// at a shutdown. Any is enough; each ends the login for restored's mark
+/// (``SessionMarker/close()``).
 struct SessionEndProbe: Sendable {
     /// How long each witness may take to answer.
     static let answerBudget = Duration.milliseconds(500)
@@ -33,9 +35,11 @@ struct SessionEndProbe: Sendable {
 
     private func ask() async -> String? {
         async let manager = userManagerState()
-        async let user = logindUserState()
+        async let logind = logindState()
         if await manager == "stopping" { return "the user manager is stopping" }
-        if await user == "closing" { return "logind says the user's session is closing" }
+        let (user, shuttingDown) = await logind
+        if user == "closing" { return "logind says the user's session is closing" }
+        if shuttingDown { return "logind says the machine is shutting down" }
         return nil
     }
 
@@ -47,13 +51,21 @@ struct SessionEndProbe: Sendable {
         return reply?.first?.stringValue
     }
 
-    private func logindUserState() async -> String? {
-        guard let system = try? await DBusConnection.connect(to: systemBus) else { return nil }
+    /// The user's state and whether the machine is shutting down.
+    private func logindState() async -> (user: String?, shuttingDown: Bool) {
+        guard let system = try? await DBusConnection.connect(to: systemBus) else { return (nil, false) }
         defer { system.close() }
-        guard let path = try? await system.call(
-            destination: "org.freedesktop.login1", path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
-            member: "GetUser", arguments: [.uint32(getuid())], timeout: Self.answerBudget
-        ).first?.stringValue else { return nil }
+        async let shutdown = system.call(
+            destination: "org.freedesktop.login1", path: "/org/freedesktop/login1", interface: "org.freedesktop.DBus.Properties",
+            member: "Get", arguments: [.string("org.freedesktop.login1.Manager"), .string("PreparingForShutdown")], timeout: Self.answerBudget
+        )
+        async let user = userState(on: system)
+        let shuttingDown = (try? await shutdown)?.first?.boolValue == true
+        return (await user, shuttingDown)
+    }
+
+    private func userState(on system: DBusConnection) async -> String? {
+        guard let path = await LogindUserWatch.userPath(on: system, within: Self.answerBudget) else { return nil }
         let reply = try? await system.call(
             destination: "org.freedesktop.login1", path: path, interface: "org.freedesktop.DBus.Properties",
             member: "Get", arguments: [.string("org.freedesktop.login1.User"), .string("State")], timeout: Self.answerBudget

@@ -6,8 +6,8 @@ import ServiceLifecycle
 /// stops (run it with `successTerminationBehavior: .gracefullyShutdownGroup`).
 ///
 /// `QueryEndSession` is answered at once; `EndSession` after `endSession`
-/// (the save at logout) has run; `CancelEndSession` runs
-/// `cancelEndSession`. When the session manager leaves the bus, it waits for
+/// (the desktop ending: the save at logout) has run; `CancelEndSession`
+/// runs `cancelEndSession` (the ending called off). When the session manager leaves the bus, it waits for
 /// graceful shutdown: logout then comes as SIGTERM.
 struct SessionManagerService: Service {
     let client: SessionManagerClient
@@ -26,7 +26,6 @@ struct SessionManagerService: Service {
                 try? await client.respond()
             case .cancelEndSession:
                 cancelEndSession()
-                logger.info("the session manager called off the logout")
             case .stop:
                 logger.info("the session manager asked restored to stop")
                 return

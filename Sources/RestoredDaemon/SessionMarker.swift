@@ -2,17 +2,22 @@ import Glibc
 import SystemPackage
 import SystemSupport
 
-/// The mark restored leaves in the user's runtime directory when it starts,
-/// to tell a login from a restart.
+/// The mark restored leaves in the user's runtime directory while a login
+/// runs, to tell a login from a restart inside one.
 ///
-/// `$XDG_RUNTIME_DIR` lives exactly as long as the user has a session (logind
-/// removes it when the last one closes, and it is a tmpfs cleared at boot). A
-/// mark found there at start means restored already ran in this session and
-/// started again (after a crash, with `Restart=on-failure`, or an upgrade):
-/// the apps are live, and the start is a ``RestoreReason/recovery``. The mark
-/// is named after the state directory, so a second restored of other state
-/// (the demo, a test) is a session of its own. Without `XDG_RUNTIME_DIR`
-/// there is no session to tell apart: every start is a login.
+/// `$XDG_RUNTIME_DIR` lives as long as the user's login (logind removes it
+/// when the last session closes, unless the user lingers, and it is a tmpfs
+/// cleared at boot). restored leaves the mark when it starts and removes it
+/// when it witnesses the login's end (``close()``: the user manager
+/// stopping, logind's `closing`, a shutdown). A mark found at start means
+/// restored started again inside a running login (after a crash, with
+/// `Restart=on-failure`, or an upgrade): the apps are live, and the start is
+/// a ``RestoreReason/recovery``. A desktop that ends inside a login that goes
+/// on (lingering, a window manager started from a console) leaves the mark:
+/// a crash between two desktops must not start a second tmux server. The
+/// mark is named after the state directory, so a second restored of other
+/// state (the demo, a test) is a login of its own. Without `XDG_RUNTIME_DIR`
+/// there is no login to tell apart: every start is a login.
 struct SessionMarker {
     /// The mark's file, or nil without a runtime directory.
     let file: FilePath?
@@ -37,6 +42,12 @@ struct SessionMarker {
             try? mark?.close()
         }
         return found
+    }
+
+    /// The login ends: the next start is a login, not a recovery.
+    func close() {
+        guard let file else { return }
+        _ = unlink(file.string)
     }
 
     /// FNV-1a of the path, in hex: a stable short name (not a secret).

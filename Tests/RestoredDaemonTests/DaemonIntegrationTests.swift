@@ -175,7 +175,7 @@ import Testing
         #expect(app["LastTrigger"] == .string("recovery"), "\(app)")
         #expect(try String(contentsOfFile: environment.notes + "/ui.json", encoding: .utf8) == live)
         #expect(try Data(contentsOf: URL(fileURLWithPath: environment.archive)) == archive)
-        #expect(environment.wholeLog("restored-2.log").contains("restored started again during the session"))
+        #expect(environment.wholeLog("restored-2.log").contains("restored started again during the login"))
         #expect(await again.terminated() == 0)
 
         // A new session: a fresh runtime directory, so a login that restores.
@@ -256,7 +256,7 @@ import Testing
         try await LogindInhibitorTests.eventually(within: .seconds(20)) {
             try await admin.apps()["org.example.Notes"]?["LastTrigger"] == .string("logout")
         }
-        #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"))
+        #expect(try await admin.apps()["org.example.Notes"]?["LastOutcome"] == .string("saved"), "\(environment.wholeLog("restored.log"))")
         #expect(await sway.process.exited(timeout: .seconds(10)) != nil)
         #expect(await daemon.terminated() == 0)
     }

@@ -29,6 +29,27 @@ import Testing
         #expect(GraphicalSession.reachesDisplay(["DISPLAY": "remote.example:0"], runtimeDirectory: nil))
     }
 
+    @Test("A display's socket made or removed in the runtime directory is seen at once (inotify), and other files there are not displays")
+    func displaySockets() async throws {
+        let root = try TemporaryTestDirectory()
+        let (changes, change) = AsyncStream<DisplaySocketWatch.Change>.makeStream()
+        let watch = try #require(DisplaySocketWatch(runtimeDirectory: root.path, problem: { Issue.record("\($0)") }) { change.yield($0) })
+        defer { watch.stop() }
+        var seen = changes.makeAsyncIterator()
+        try Data().write(to: URL(fileURLWithPath: root.path + "/wayland-7.lock"))
+        try Data().write(to: URL(fileURLWithPath: root.path + "/bus"))
+        let listener = try #require(Self.listen(at: root.path + "/wayland-7"))
+        #expect(await seen.next() == .appeared("wayland-7"))
+        #expect(DisplaySocketWatch.anyDisplayUp(runtimeDirectory: root.path))
+        close(listener)
+        try FileManager.default.removeItem(atPath: root.path + "/wayland-7")
+        #expect(await seen.next() == .removed("wayland-7"))
+        #expect(DisplaySocketWatch.display(named: "X12", x11: true) == ":12")
+        #expect(DisplaySocketWatch.display(named: "X12-lock", x11: true) == nil)
+        #expect(DisplaySocketWatch.display(named: "wayland-0", x11: false) == "wayland-0")
+        #expect(DisplaySocketWatch.display(named: "pipewire-0", x11: false) == nil)
+    }
+
     /// A listening stream socket at `path`, as a compositor has; nil if it cannot be made.
     static func listen(at path: String) -> Int32? {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

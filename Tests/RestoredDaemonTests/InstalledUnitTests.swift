@@ -20,7 +20,7 @@ import TmuxControl
     /// (what was built, not built again), its unit linked for the user
     /// with its output appended to `restored.log`, and a private
     /// `TMUX_TMPDIR` and `SHELL=/bin/sh` set in the manager for its units.
-    static func installed() async throws -> Installation {
+    static func installed(arguments: [String] = []) async throws -> Installation {
         let manager = try await UserManager()
         let tmuxDirectory = manager.directory + "/tmux"
         try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -34,7 +34,9 @@ import TmuxControl
         try #require(install.status == 0, "scripts/install: \(install.output)\(install.error)")
         let log = manager.directory + "/restored.log"
         try FileManager.default.createDirectory(atPath: manager.unitDirectory + "/restored.service.d", withIntermediateDirectories: true)
-        try "[Service]\nStandardOutput=append:\(log)\nStandardError=append:\(log)\n".write(toFile: manager.unitDirectory + "/restored.service.d/log.conf", atomically: true, encoding: .utf8)
+        var dropIn = "[Service]\nStandardOutput=append:\(log)\nStandardError=append:\(log)\n"
+        if !arguments.isEmpty { dropIn += "ExecStart=\nExecStart=\(prefix)/bin/restored \(arguments.joined(separator: " "))\n" }
+        try dropIn.write(toFile: manager.unitDirectory + "/restored.service.d/log.conf", atomically: true, encoding: .utf8)
         try await manager.systemctl(["link", prefix + "/lib/systemd/user/restored.service"])
         try await manager.systemctl(["set-environment"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
         try await manager.systemctl(["daemon-reload"])
@@ -193,7 +195,7 @@ import TmuxControl
         #expect(first != restarted)
 
         let log = (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? ""
-        #expect(log.components(separatedBy: "restored started again during the session").count == 3, "\(log)")
+        #expect(log.components(separatedBy: "restored started again during the login").count == 3, "\(log)")
         #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "later\nwork\n")
         let units = try await manager.systemctl(["list-units", "--all", "--no-legend", "app-restored-*"]).output
         #expect(units.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(units)")
@@ -270,9 +272,186 @@ import TmuxControl
         let today = try VirtualDisplay(log: manager.directory + "/xvfb-2.log")
         try await manager.systemctl(["set-environment", "DISPLAY=\(today.display)"])
         try await LogindInhibitorTests.eventually(within: .seconds(30)) { !xterms(today.display).isEmpty }
-        #expect(log().contains("the desktop is there (DISPLAY=\(today.display))"), "\(log())")
+        #expect(log().contains("the desktop is there: \(today.display)"), "\(log())")
         let apps = try await control(["apps"])
         #expect(apps.output.contains("org.restored.Session"), "\(apps.output)")
         for pid in xterms(today.display) { kill(pid, SIGTERM) }
+    }
+
+    /// A desktop of the test's: an X server, the desktop's variables in the
+    /// manager (as Debian's Xsession imports them), and, for `target`, a
+    /// session target of its own that binds `graphical-session.target`
+    /// (as GNOME's and KDE's do).
+    final class TestDesktop {
+        let display: VirtualDisplay
+        let manager: UserManager
+        let target: String?
+
+        init(_ manager: UserManager, log: String, target: String? = nil) async throws {
+            self.manager = manager
+            self.target = target
+            display = try VirtualDisplay(log: log)
+            if let target {
+                try "[Unit]\nBindsTo=graphical-session.target\nBefore=graphical-session.target\n"
+                    .write(toFile: manager.unitDirectory + "/" + target, atomically: true, encoding: .utf8)
+                try await manager.systemctl(["daemon-reload"])
+            }
+            try await manager.systemctl(["set-environment", "DISPLAY=\(display.display)"])
+            if let target {
+                let started = try await manager.systemctl(["start", target])
+                try #require(started.status == 0, "\(started.error)")
+            }
+        }
+
+        /// An xterm on it whose shell runs in `directory`.
+        func xterm(in directory: String, share: String) throws -> ChildProcess {
+            var variables = manager.clientEnvironment
+            variables["DISPLAY"] = display.display
+            variables["XDG_DATA_DIRS"] = share
+            variables["SHELL"] = "/bin/sh"
+            return try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && exec xterm", directory], environment: variables, log: manager.directory + "/xterm-\(display.display).log")
+        }
+
+        /// Its end: the target stopped, the variables taken back.
+        func end() async throws {
+            if let target { try await manager.systemctl(["stop", target]) }
+            try await manager.systemctl(["unset-environment", "DISPLAY"])
+        }
+    }
+
+    /// The xterms of the manager's processes on `display`, with their shells' directories.
+    static func xterms(of manager: UserManager, on display: String) -> [(pid: Int32, directory: String)] {
+        manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true && ProcessFacts.environment(of: $0)["DISPLAY"] == display }
+            .compactMap { pid in
+                guard let shell = ProcessFacts.children(of: pid).first,
+                      let directory = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(shell)/cwd") else { return nil }
+                return (pid, directory)
+            }
+    }
+
+    /// A `desktop-files` directory with xterm's desktop entry, set as the manager's `XDG_DATA_DIRS`.
+    static func desktopEntries(for manager: UserManager) async throws -> String {
+        let share = manager.directory + "/share"
+        try FileManager.default.createDirectory(atPath: share + "/applications", withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: share + "/applications/xterm.desktop", atomically: false, encoding: .utf8)
+        try await manager.systemctl(["set-environment", "XDG_DATA_DIRS=\(share)"])
+        return share
+    }
+
+    @Test("R6, R7: two desktops one after the other in one login that lingers (each binding graphical-session.target, autosave every 2 s): the first's end is a session end for the session's apps, no autosave discards them between the desktops while logind says the user lingers, and the xterm of the first comes back on the second, in its directory, restored for the session", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func desktopsOfALingeringLogin() async throws {
+        let xtermLock = try await SharedTestLock.acquire("xterm")
+        defer { xtermLock.release() }
+        let system = try await PrivateBus.start()
+        defer { system.stop() }
+        let logind = try await LogindMock.start(on: system)
+        defer { logind.stop() }
+        try await logind.setUser(getuid(), state: "active")
+        let installation = try await Self.installed(arguments: ["--autosave-interval", "2"])
+        let (manager, prefix) = (installation.manager, installation.prefix)
+        defer { manager.stop() }
+        // logind's mock is restored's system bus, not the manager's own.
+        try await manager.systemctl(["set-environment", "DBUS_SYSTEM_BUS_ADDRESS=\(system.address)"])
+        let log = { (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? "" }
+        let share = try await Self.desktopEntries(for: manager)
+        let store = ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored"))
+        let savedXterm = { () -> Bool in
+            ((try? store.read(try AppID("org.restored.Session")).archive.objects) ?? []).contains { $0.path.description.hasPrefix("xterm.desktop") }
+        }
+        // The user lingers: the manager, and restored in it, run before any desktop.
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+
+        // The first desktop, and an xterm on it in a directory of the user's.
+        var first: TestDesktop? = try await TestDesktop(manager, log: manager.directory + "/xvfb-1.log", target: "desktop-test.target")
+        let project = manager.home + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let xterm = try first!.xterm(in: project, share: share)
+        defer { xterm.stop() }
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("the desktop is there: \(first!.display.display)") }
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { savedXterm() }
+
+        // The user logs out of the desktop and lingers: logind says so first.
+        try await logind.setUser(getuid(), state: "lingering")
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("the user lingers") }
+        try await first!.end()
+        xterm.stop()
+        first = nil
+        // Autosaves run meanwhile; none walks the session's apps.
+        try await Task.sleep(for: .seconds(6))
+        #expect(savedXterm(), "\(log())")
+        #expect(!log().contains("declined (autosave)"), "\(log())")
+        #expect(!log().contains("org.restored.Session declined"), "\(log())")
+
+        // The next desktop of the same login: the xterm comes back on it.
+        try await logind.setUser(getuid(), state: "active")
+        let second = try await TestDesktop(manager, log: manager.directory + "/xvfb-2.log", target: "desktop-test.target")
+        try await LogindInhibitorTests.eventually(within: .seconds(40)) { !Self.xterms(of: manager, on: second.display.display).isEmpty }
+        #expect(Self.xterms(of: manager, on: second.display.display).map(\.directory) == [project], "\(log())")
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("org.restored.Session: restore at login: restored") }
+        let status = try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["status"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        #expect(status.output.contains(second.display.display), "\(status.output)\(log())")
+        #expect(status.output.contains("the user lingers"), "\(status.output)\(log())")
+        for (pid, _) in Self.xterms(of: manager, on: second.display.display) { kill(pid, SIGTERM) }
+        try await second.end()
+    }
+
+    @Test("R6, R7: i3 started from a console twice in one login (DISPLAY imported into the manager, no session target): i3's exit saves the session's apps, the X server's end ends the desktop, and the next i3's desktop gets the xterm back in its directory; the login's mark stays, so tmux is never started twice", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func consoleWindowManagerTwice() async throws {
+        let xtermLock = try await SharedTestLock.acquire("xterm")
+        defer { xtermLock.release() }
+        let installation = try await Self.installed(arguments: ["--autosave-interval", "2"])
+        let (manager, server) = (installation.manager, installation.tmux)
+        defer { manager.stop() }
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work"])
+        let log = { (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? "" }
+        let share = try await Self.desktopEntries(for: manager)
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+
+        /// `startx` with i3 as its client: the X server, i3 on it, DISPLAY imported.
+        func startx(_ name: String) async throws -> (TestDesktop, ChildProcess) {
+            let desktop = try await TestDesktop(manager, log: manager.directory + "/xvfb-\(name).log")
+            try "ipc-socket \(manager.directory)/i3-\(name).sock\n".write(toFile: manager.directory + "/i3-\(name).config", atomically: true, encoding: .utf8)
+            var variables = manager.clientEnvironment
+            variables["DISPLAY"] = desktop.display.display
+            variables.removeValue(forKey: "I3SOCK")
+            let i3 = try ChildProcess("/usr/bin/i3", ["-c", manager.directory + "/i3-\(name).config"], environment: variables, log: manager.directory + "/i3-\(name).log")
+            return (desktop, i3)
+        }
+
+        let i3: ChildProcess
+        var first: TestDesktop?
+        (first, i3) = try await startx("1")
+        let project = manager.home + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let xterm = try first!.xterm(in: project, share: share)
+        defer { xterm.stop() }
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("following the window manager's IPC at \(manager.directory)/i3-1.sock") }
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
+            ((try? ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored")).read(try AppID("org.restored.Session")).archive.objects) ?? [])
+                .contains { $0.path.description.hasPrefix("xterm.desktop") }
+        }
+
+        // i3-msg exit; xinit then ends the X server, and the xterm with it.
+        var variables = manager.clientEnvironment
+        variables["DISPLAY"] = first!.display.display
+        _ = try await CompletedCommand.run("/usr/bin/i3-msg", ["-s", manager.directory + "/i3-1.sock", "exit"], environment: variables, in: URL(fileURLWithPath: manager.directory))
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) { log().contains("the session ends (the window manager is exiting") }
+        i3.stop()
+        xterm.stop()
+        first = nil
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) { log().contains("ended: its display") }
+        try await Task.sleep(for: .seconds(5))
+        #expect(!log().contains("org.restored.Session declined"), "\(log())")
+
+        // startx again.
+        let (second, i3Again) = try await startx("2")
+        defer { i3Again.stop() }
+        try await LogindInhibitorTests.eventually(within: .seconds(40)) { !Self.xterms(of: manager, on: second.display.display).isEmpty }
+        #expect(Self.xterms(of: manager, on: second.display.display).map(\.directory) == [project], "\(log())")
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("org.restored.Session: restore at login: restored") }
+        // tmux followed the login, not the desktops: one server, never restored again.
+        #expect(!log().contains("org.restored.Tmux: restore at login: restored"), "\(log())")
+        for (pid, _) in Self.xterms(of: manager, on: second.display.display) { kill(pid, SIGTERM) }
     }
 }

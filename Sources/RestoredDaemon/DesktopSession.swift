@@ -1,0 +1,388 @@
+import FoundationEssentials
+import Logging
+import Synchronization
+import SystemSupport
+
+/// The desktops of one login, one after the other: whether one is there,
+/// which, since when, and what ended the last.
+///
+/// A login (the user manager and `$XDG_RUNTIME_DIR`) can outlive its
+/// desktops: a user who lingers keeps the manager and restored across a
+/// logout, a window manager started from a console leaves the console's
+/// login running when it exits. So a desktop has phases of its own:
+/// ``Phase/none`` (none yet, or the last one ended), ``Phase/running``, and
+/// ``Phase/ending`` (the desktop said it ends, the apps were saved, the
+/// display is still there).
+///
+/// It follows events, never a clock. Every source sends a ``Signal`` into
+/// one stream, handled in order (``run()``):
+/// - the user manager (``UserManagerWatch``): `graphical-session.target`
+///   going active or stopping, a job done;
+/// - the displays (``DisplaySocketWatch``): an X server's or a compositor's
+///   socket made or removed;
+/// - the display itself (``DisplayHold``): the connection restored holds to
+///   the running desktop's display closes when the display goes;
+/// - logind (``LogindUserWatch``): the user's state, `lingering` once no
+///   session of the user is left;
+/// - what the desktop says of its end (``LogoutSignalFollower``, the
+///   session manager's EndSession): ``Signal/ending(source:budget:answerWithin:answered:)``,
+///   and ``Signal/cancelled(_:)`` when the user called the logout off.
+///
+/// What a signal means is decided here, and acted on through ``Actions``:
+/// a desktop that starts is a login for the apps that need one (their
+/// restore, reason `session`); a desktop that ends is a session end for
+/// them (saved as at a logout, their archives kept until the next desktop).
+///
+/// The one wait on a clock: the user manager signals nothing when a desktop
+/// exports its variables to it (`SetEnvironment`, measured on systemd 252:
+/// no signal of any kind), and a desktop's display socket is made before
+/// its variables are exported. So after an event that may announce a
+/// desktop (its display socket made, restored's start with a display up, a
+/// job of the manager done, a session of logind), it looks again at 1, 2, 4
+/// ... 64 s after that event (``settleDelays``, about two minutes), and after
+/// a desktop starts it does the same until a logout channel of it is
+/// followed (a session manager's address or a window manager's socket is
+/// often exported after the display). Each look is two calls to the user
+/// manager and a connect. With nothing happening, nothing runs.
+actor DesktopSession {
+    /// The desktop's phase.
+    enum Phase: String, Sendable {
+        /// No desktop: none yet in this login, or the last one ended.
+        case none
+        /// A desktop runs.
+        case running
+        /// The desktop said it ends; its apps were saved.
+        case ending
+    }
+
+    /// What a source saw.
+    enum Signal: Sendable {
+        /// Something that may start or change a desktop: look now
+        /// (`settling`: and again over the next two minutes).
+        case look(String, settling: Bool)
+        /// A display's socket was made.
+        case displayAppeared(String)
+        /// A display's socket was removed.
+        case displayRemoved(String)
+        /// The connection held to the running desktop's display closed.
+        case displayClosed(String)
+        /// `graphical-session.target` is active (true) or not.
+        case target(active: Bool)
+        /// logind's state of the user (`active`, `online`, `lingering`, `closing`).
+        case userState(String)
+        /// The desktop says it ends: save within `budget`, and call
+        /// `answered` by `answerWithin` (or once saved).
+        case ending(source: String, budget: Duration, answerWithin: Duration?, answered: @Sendable () -> Void)
+        /// The end was called off.
+        case cancelled(String)
+    }
+
+    /// What the daemon does at each moment.
+    struct Actions: Sendable {
+        /// A desktop started: give the apps of the desktop its variables and
+        /// restore those whose archives wait for it, with `trigger`; follow
+        /// what it says of its end.
+        var started: @Sendable (Desktop, ActivityTrigger) async -> Void
+        /// The desktop said it ends (`source`): save every app as at a
+        /// logout, within `budget`, returning by `answerWithin`.
+        var ending: @Sendable (_ source: String, _ budget: Duration, _ answerWithin: Duration?) async -> Void
+        /// The end was called off.
+        var cancelled: @Sendable () -> Void
+        /// The desktop ended (`reason`): save its apps unless `savedAtEnding`,
+        /// and keep their archives until the next desktop.
+        var ended: @Sendable (_ desktop: Desktop, _ reason: String, _ savedAtEnding: Bool) async -> Void
+        /// The running desktop's variables, looked at again: follow what
+        /// they name; true once a logout channel of the desktop is followed.
+        var variables: @Sendable ([String: String]) async -> Bool
+    }
+
+    /// How the last desktop ended.
+    struct End: Sendable, Hashable {
+        /// What ended it.
+        var reason: String
+        /// When.
+        var time: Date
+    }
+
+    /// What `restored-ctl status` shows.
+    struct Report: Sendable, Hashable {
+        /// The phase.
+        var phase: Phase
+        /// The running (or ending) desktop.
+        var desktop: Desktop?
+        /// How the last desktop ended, if one did.
+        var lastEnd: End?
+    }
+
+    /// The looks after an event, in seconds after it.
+    static let settleDelays: [Int] = [1, 2, 4, 8, 16, 32, 64]
+
+    private let probe: GraphicalSession
+    /// Set by ``begin(with:actions:)``.
+    private var actions = Actions(
+        started: { _, _ in }, ending: { _, _, _ in }, cancelled: {}, ended: { _, _, _ in }, variables: { _ in false }
+    )
+    private let logger: Logger
+    /// What restored's start was: a recovery's first desktop found without
+    /// an event is the one that ran before, live.
+    private let startTrigger: ActivityTrigger
+    private let signals: AsyncStream<Signal>
+    private let input: AsyncStream<Signal>.Continuation
+    private let published = Mutex(Report(phase: .none))
+
+    private var phase = Phase.none
+    private var desktop: Desktop?
+    private var hold: DisplayHold?
+    private var settle: Task<Void, Never>?
+    /// Whether a source reported anything since restored started.
+    private var sawEvent = false
+    /// The display of the desktop that ended, while its server runs on:
+    /// it is no new desktop until its socket is made again.
+    private var endedDisplay: String?
+    /// Whether the running desktop's logout channel is followed.
+    private var channelFollowed = false
+    /// When the last desktop ended.
+    private var lastEndAt: ContinuousClock.Instant?
+    /// Displays of a second desktop already logged.
+    private var otherDisplays: Set<String> = []
+
+    init(probe: GraphicalSession, startTrigger: ActivityTrigger, logger: Logger) {
+        self.probe = probe
+        self.startTrigger = startTrigger
+        self.logger = logger
+        (signals, input) = AsyncStream<Signal>.makeStream()
+    }
+
+    /// The phase and the desktop, for `Status`.
+    nonisolated var report: Report { published.withLock { $0 } }
+
+    /// Hands a source's signal over; it is handled in order by ``run()``.
+    nonisolated func send(_ signal: Signal) {
+        input.yield(signal)
+    }
+
+    /// Says the desktop ends (`source`) and returns once the save it starts
+    /// has answered (by `answerWithin`, or when done within `budget`), or
+    /// at once when the session no longer runs.
+    nonisolated func ending(source: String, budget: Duration, answerWithin: Duration?) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = Answer(continuation)
+            let answered: @Sendable () -> Void = { once.resume() }
+            if case .terminated = input.yield(.ending(source: source, budget: budget, answerWithin: answerWithin, answered: answered)) {
+                answered()
+            }
+        }
+    }
+
+    /// Takes the desktop found at restored's start (its apps were restored
+    /// with the other apps), or none, and what to do at each moment from now on.
+    func begin(with found: GraphicalSession.Finding?, actions: Actions) async {
+        self.actions = actions
+        guard let found, found.isDesktop else {
+            publish()
+            return
+        }
+        let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: "there when restored started")
+        await enter(desktop)
+    }
+
+    /// Handles the signals until the stream ends (``finish()``).
+    func run() async {
+        for await signal in signals {
+            await handle(signal)
+        }
+        settle?.cancel()
+        hold?.release()
+    }
+
+    /// Ends ``run()`` after the signals already sent.
+    nonisolated func finish() {
+        input.finish()
+    }
+
+    private func handle(_ signal: Signal) async {
+        switch signal {
+        case .look(let why, let settling):
+            if why != "settle" && why != "restored started" { sawEvent = true }
+            await look(why)
+            if settling { settleIfLooking() }
+        case .displayAppeared(let display):
+            sawEvent = true
+            if display == endedDisplay { endedDisplay = nil }
+            if phase != .none, display == desktop?.display {
+                // The socket made again: the server before is gone.
+                await end("its display \(display) was started again")
+            }
+            await look("the display \(display) appeared")
+            settleIfLooking()
+        case .displayRemoved(let display), .displayClosed(let display):
+            sawEvent = true
+            if display == endedDisplay { endedDisplay = nil }
+            guard phase != .none, display == desktop?.display else { return }
+            await end("its display \(display) went away")
+        case .target(let active):
+            sawEvent = true
+            if active {
+                endedDisplay = nil
+                await look("graphical-session.target is active")
+            } else if phase != .none, desktop?.boundToTarget == true, !(await probe.targetIsActive()) {
+                // Asked again: the manager's signals of a start can still
+                // hold the target's state from before it.
+                await end("graphical-session.target stopped")
+            }
+        case .userState(let state):
+            sawEvent = true
+            if state == "lingering", phase != .none {
+                await end("no session of the user is left (logind: the user lingers)")
+            }
+        case .ending(let source, let budget, let answerWithin, let answered):
+            await ending(source, budget: budget, answerWithin: answerWithin)
+            answered()
+        case .cancelled(let source):
+            guard phase == .ending else { return }
+            logger.info("the logout was cancelled (\(source))")
+            phase = desktop == nil ? .none : .running
+            actions.cancelled()
+            if let desktop { hold(desktop) }
+            publish()
+        }
+    }
+
+    /// The desktop says it ends: the first word saves, the others find it done.
+    private func ending(_ source: String, budget: Duration, answerWithin: Duration?) async {
+        switch phase {
+        case .ending:
+            logger.info("the session ends (\(source)): every app was saved at this logout moments ago")
+            return
+        case .none:
+            // No desktop runs: a late word of the one that just ended (saved
+            // at its end), or a logout before any desktop was seen.
+            if let ended = lastEndAt, ended.duration(to: .now) < SaveCoordinator.sessionEndSaveTrust {
+                logger.info("the session ends (\(source)): every app was saved at the desktop's end moments ago")
+                return
+            }
+            await actions.ending(source, budget, answerWithin)
+            return
+        case .running:
+            break
+        }
+        phase = .ending
+        // An X server that resets when its last client leaves must not wait for restored.
+        hold?.release()
+        hold = nil
+        settle?.cancel()
+        publish()
+        await actions.ending(source, budget, answerWithin)
+    }
+
+    private func look(_ why: String) async {
+        let found = await probe.look()
+        switch phase {
+        case .none:
+            guard found.isDesktop else { return }
+            // The display of the desktop that ended is no new desktop until
+            // its server starts again (its socket made anew) or the target does.
+            if !found.targetActive, let display = found.display, display == endedDisplay { return }
+            let trigger: ActivityTrigger = startTrigger == .recovery && !sawEvent ? .recovery : .login
+            let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: why)
+            await enter(desktop, restoring: trigger)
+        case .running:
+            guard var desktop else { return }
+            if let display = found.display, let current = desktop.display, display != current {
+                // Another display in the manager's environment while this one runs:
+                // a second desktop of the login (a second seat, a remote desktop).
+                if otherDisplays.insert(display).inserted {
+                    logger.notice("the user manager names another display (\(display)) while the desktop on \(current) runs; restored follows \(current) until it ends, then the other as the next desktop")
+                }
+                return
+            }
+            if found.variables != desktop.variables {
+                desktop.variables = found.variables
+                self.desktop = desktop
+                publish()
+            }
+            if !channelFollowed { channelFollowed = await actions.variables(found.variables) }
+            if channelFollowed { settle?.cancel() }
+        case .ending:
+            return
+        }
+    }
+
+    /// A desktop is there: hold its display, tell the daemon.
+    private func enter(_ desktop: Desktop, restoring trigger: ActivityTrigger? = nil) async {
+        self.desktop = desktop
+        phase = .running
+        channelFollowed = false
+        otherDisplays = []
+        hold(desktop)
+        publish()
+        logger.info("the desktop is there: \(desktop.description) (\(desktop.startedBy))")
+        if let trigger { await actions.started(desktop, trigger) }
+        channelFollowed = await actions.variables(desktop.variables)
+        if !channelFollowed { settleAgain() }
+    }
+
+    private func hold(_ desktop: Desktop) {
+        hold?.release()
+        hold = nil
+        guard let display = desktop.display else { return }
+        let held = DisplayHold(variables: desktop.variables, runtimeDirectory: probe.runtimeDirectory)
+        held?.watch { [input] in input.yield(.displayClosed(display)) }
+        hold = held
+    }
+
+    /// The desktop ended: its apps are saved (unless its ending saved them)
+    /// and wait for the next one.
+    private func end(_ reason: String) async {
+        guard let ended = desktop else {
+            phase = .none
+            publish()
+            return
+        }
+        let savedAtEnding = phase == .ending
+        hold?.release()
+        hold = nil
+        settle?.cancel()
+        desktop = nil
+        phase = .none
+        endedDisplay = ended.display
+        lastEndAt = .now
+        published.withLock { $0.lastEnd = End(reason: reason, time: Date()) }
+        publish()
+        logger.info("the desktop on \(ended.description) ended: \(reason)")
+        await actions.ended(ended, reason, savedAtEnding)
+    }
+
+    /// Settles after an event while there is something to look for: a
+    /// desktop, or the running one's logout signals.
+    private func settleIfLooking() {
+        if phase == .none || (phase == .running && !channelFollowed) { settleAgain() }
+    }
+
+    /// Looks again at ``settleDelays`` after now, replacing a settle under way.
+    private func settleAgain() {
+        settle?.cancel()
+        settle = Task { [input] in
+            var waited = 0
+            for delay in Self.settleDelays {
+                guard (try? await Task.sleep(for: .seconds(delay - waited))) != nil else { return }
+                waited = delay
+                input.yield(.look("settle", settling: false))
+            }
+        }
+    }
+
+    /// A continuation resumed once, whoever answers first.
+    private final class Answer: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+        init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Mutex(continuation) }
+        func resume() { continuation.withLock { $0.take() }?.resume() }
+    }
+
+    private func publish() {
+        published.withLock { report in
+            report.phase = phase
+            report.desktop = desktop
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import FoundationEssentials
+import Logging
+import RestoredArchive
+import RestoredEngine
+import Synchronization
+
+/// Every save of restored goes through here: what asked for it (the
+/// trigger), its budget, and when its asker needs an answer. It records
+/// each round for `Status` (autosave's included) and remembers the save at
+/// the session's end, which the stop that follows trusts.
+final class SaveCoordinator: Sendable {
+    /// A save at the session's end that recent is trusted at the stop that
+    /// follows: the apps may have quit since, and saving again could write less.
+    static let sessionEndSaveTrust = Duration.seconds(60)
+
+    /// The save at the session's end: when it began, and the apps it saved
+    /// (a partial save is a save; a failed one is not).
+    private struct SessionEndSave {
+        var began: ContinuousClock.Instant
+        var saved: Set<AppID> = []
+    }
+
+    private let registry: AppRegistry
+    private let engine: RestorationEngine
+    private let state: DaemonState
+    private let walkTimeout: Duration
+    private let logger: Logger
+    private let sessionEnd = Mutex<SessionEndSave?>(nil)
+
+    init(registry: AppRegistry, engine: RestorationEngine, state: DaemonState, walkTimeout: Duration, logger: Logger) {
+        self.registry = registry
+        self.engine = engine
+        self.state = state
+        self.walkTimeout = walkTimeout
+        self.logger = logger
+    }
+
+    /// Saves `hosts` concurrently and records the round for `Status`; a
+    /// plugin host that has not answered by `deadline` is killed.
+    /// `evenAwaitingDesktop`: the save at a desktop's end, of apps already
+    /// marked to wait for the next one.
+    @discardableResult
+    func save(_ hosts: [AppHost], trigger: ActivityTrigger, deadline: ContinuousClock.Instant, evenAwaitingDesktop: Bool = false) async -> [PreservationReport] {
+        state.beginSave()
+        defer { state.endSave() }
+        let reports = await withTaskGroup(of: PreservationReport.self) { [engine] group in
+            for host in hosts {
+                group.addTask { await host.preserve(using: engine, trigger: trigger, deadline: deadline, evenAwaitingDesktop: evenAwaitingDesktop) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        record(reports, trigger: trigger)
+        return reports
+    }
+
+    /// The autosave round: each app whose state changed since it was last
+    /// written, except those busy with a save or restore and those whose
+    /// archives wait for the next desktop. A round that wrote something is
+    /// recorded like any other.
+    func autosave() async {
+        let hosts = registry.hosts.filter { $0.saveInProgress == nil && !$0.isRestoring && !$0.awaitsDesktop }
+        guard !hosts.isEmpty else { return }
+        state.beginSave()
+        defer { state.endSave() }
+        let reports = await withTaskGroup(of: PreservationReport?.self) { [engine, walkTimeout, logger] group in
+            for host in hosts {
+                group.addTask {
+                    let report = await host.autosave(using: engine, deadline: .now + walkTimeout)
+                    if report == nil { logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"]) }
+                    return report
+                }
+            }
+            return await group.reduce(into: [PreservationReport]()) { if let report = $1 { $0.append(report) } }
+        }
+        if !reports.isEmpty { record(reports, trigger: .autosave) }
+    }
+
+    /// The save when the desktop says the session ends (`source`), before
+    /// the apps go, within `budget` (what the desktop waits, less a
+    /// margin); the stop that follows within ``sessionEndSaveTrust`` trusts
+    /// it. With `answerWithin` shorter than `budget` (the portal's second),
+    /// it returns at `answerWithin` so the desktop gets its answer in time,
+    /// while the saves still running go on until `budget`.
+    /// `evenAwaitingDesktop`: the save at a desktop's end, whose apps are
+    /// already marked to wait for the next one.
+    func saveForSessionEnd(source: String, budget: Duration, answerWithin: Duration? = nil, evenAwaitingDesktop: Bool = false) async {
+        let hosts = registry.hosts
+        let started = ContinuousClock.now
+        sessionEnd.withLock { $0 = SessionEndSave(began: started) }
+        logger.info("the session ends (\(source)): saving every app")
+        let deadline = started + budget
+        let answer = answerWithin.map { min(started + $0, deadline) } ?? deadline
+        let finished = await Deadline.race(deadline: answer) {
+            let reports = await self.save(hosts, trigger: .logout, deadline: deadline, evenAwaitingDesktop: evenAwaitingDesktop)
+            let saved = reports.filter { $0.word != .failed }.map(\.appID)
+            self.sessionEnd.withLock { end in
+                if end?.began == started { end?.saved.formUnion(saved) }
+            }
+        }
+        if !finished {
+            let limit = answer - started
+            let unfinished = Self.unfinished(hosts).joined(separator: ", ")
+            if answer < deadline {
+                logger.warning("saving at logout (\(source)) took longer than \(limit); answering anyway; still saving, for up to \(budget) in all: \(unfinished)")
+            } else {
+                logger.error("saving at logout (\(source)) took longer than \(limit); going on anyway; not saved: \(unfinished)")
+            }
+        }
+    }
+
+    /// The end of the session was called off: the next stop saves again.
+    func forgetSessionEndSave() {
+        sessionEnd.withLock { $0 = nil }
+    }
+
+    /// The save at SIGTERM, SIGINT or Stop, for `trigger` (``ActivityTrigger/logout``
+    /// when a witness says the login ends, ``ActivityTrigger/stop`` when
+    /// restored alone stops), within `budget`. Apps saved at the session's
+    /// end moments ago are not saved again: they may have quit since.
+    func saveBeforeStopping(trigger: ActivityTrigger, budget: Duration, stopping: (Int) -> Void) async {
+        var remaining = registry.hosts
+        let trusted = sessionEnd.withLock { end -> Set<AppID> in
+            guard let end, end.began.duration(to: .now) < Self.sessionEndSaveTrust else { return [] }
+            return end.saved
+        }
+        if !trusted.isEmpty {
+            let names = remaining.map(\.appID).filter(trusted.contains).map(\.rawValue)
+            if !names.isEmpty { logger.info("not saving \(names.joined(separator: ", ")) again: saved at logout moments ago") }
+            remaining.removeAll { trusted.contains($0.appID) }
+        }
+        let hosts = remaining
+        stopping(hosts.count)
+        let deadline = ContinuousClock.now + budget
+        let reports = Mutex<[PreservationReport]>([])
+        let finished = await Deadline.race(deadline: deadline) {
+            let done = await self.save(hosts, trigger: trigger, deadline: deadline)
+            reports.withLock { $0 = done }
+        }
+        guard finished else {
+            logger.error("saving before stopping took longer than \(budget); stopping anyway so systemd does not kill restored; not saved: \(Self.unfinished(hosts).joined(separator: ", "))")
+            return
+        }
+        let done = reports.withLock { $0 }
+        let failed = done.filter { $0.word == .failed }.map(\.appID.rawValue).sorted()
+        let partial = done.filter { $0.word == .partial }.map(\.appID.rawValue).sorted()
+        var line = "before stopping: " + Self.tally(done)
+        if !partial.isEmpty { line += "; saved partially: \(partial.joined(separator: ", ")) (their last complete archives are kept)" }
+        if failed.isEmpty && partial.isEmpty {
+            logger.info("\(line)")
+        } else if failed.isEmpty {
+            logger.warning("\(line)")
+        } else {
+            logger.error("\(line); not saved: \(failed.joined(separator: ", ")) (their last archives are kept)")
+        }
+    }
+
+    private func record(_ reports: [PreservationReport], trigger: ActivityTrigger) {
+        let saved = reports.filter { $0.word == .saved || $0.word == .partial }.count
+        let failed = reports.filter { $0.word == .failed }.count
+        state.lastSave = DaemonState.SaveRound(trigger: trigger, time: Date(), saved: saved, failed: failed)
+    }
+
+    /// How a round of saves went, in words: `2 saved, 1 kept its last archive, 1 failed`.
+    static func tally(_ reports: [PreservationReport]) -> String {
+        if reports.isEmpty { return "no app to save" }
+        let counts = Dictionary(grouping: reports, by: \.word).mapValues(\.count)
+        let words: [(SaveOutcome, String)] = [
+            (.saved, "saved"), (.partial, "saved partially"), (.kept, "kept its last archive"), (.declined, "declined (archive discarded)"), (.failed, "failed"),
+        ]
+        return words.compactMap { word, text in counts[word].map { "\($0) \(text)" } }.joined(separator: ", ")
+    }
+
+    /// The apps of `hosts` with a save under way.
+    static func unfinished(_ hosts: [AppHost]) -> [String] {
+        hosts.filter { $0.saveInProgress != nil }.map(\.appID.rawValue)
+    }
+}

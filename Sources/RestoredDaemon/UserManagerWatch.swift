@@ -1,0 +1,51 @@
+import RestoredDBus
+
+/// The user manager's word on the desktop: `graphical-session.target`
+/// going active or stopping, and jobs done (a desktop starting its units).
+///
+/// The manager sends its unit and job signals once a client has called
+/// `Subscribe`; restored matches only the target's `PropertiesChanged` and
+/// `JobRemoved`, so it wakes for nothing else. The manager sends nothing
+/// when its environment changes (`SetEnvironment`, measured on systemd
+/// 252): ``DesktopSession`` looks again after these signals for that.
+struct UserManagerWatch {
+    static let busName = "org.freedesktop.systemd1"
+    static let managerPath = "/org/freedesktop/systemd1"
+    static let managerInterface = "org.freedesktop.systemd1.Manager"
+    /// The object of `graphical-session.target` (systemd escapes `-` as `_2d`, `.` as `_2e`).
+    static let targetPath = "/org/freedesktop/systemd1/unit/graphical_2dsession_2etarget"
+
+    /// Subscribes and hands each signal to `send` until the bus closes;
+    /// false when the manager is not on the bus.
+    static func start(on bus: DBusConnection, send: @escaping @Sendable (DesktopSession.Signal) -> Void) async -> Bool {
+        guard let target = try? await bus.signals(matching: DBusMatchRule(
+            sender: busName, path: targetPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
+        )), let jobs = try? await bus.signals(matching: DBusMatchRule(
+            sender: busName, path: managerPath, interface: managerInterface, member: "JobRemoved"
+        )) else { return false }
+        guard (try? await bus.call(destination: busName, path: managerPath, interface: managerInterface, member: "Subscribe", timeout: .seconds(2))) != nil else {
+            return false
+        }
+        Task {
+            for await signal in target {
+                guard let arguments = try? signal.arguments(), arguments.first?.stringValue == "org.freedesktop.systemd1.Unit",
+                      let state = arguments.dropFirst().first?.stringKeyedValue?["ActiveState"]?.stringValue
+                else { continue }
+                switch state {
+                case "active": send(.target(active: true))
+                case "deactivating", "inactive", "failed": send(.target(active: false))
+                default: break
+                }
+            }
+        }
+        Task {
+            for await signal in jobs {
+                let unit = (try? signal.arguments())?.dropFirst(2).first?.stringValue ?? "a unit"
+                // restored's own launches are no news of the desktop.
+                guard !unit.hasPrefix("app-restored-") else { continue }
+                send(.look("the user manager finished a job of \(unit)", settling: true))
+            }
+        }
+        return true
+    }
+}
