@@ -142,7 +142,7 @@ let package = Package(
         // The daemon and what it listens to.
         module("RestoredDBus", ["SystemSupport", "CDBus", "CRestoredSupport", logging]),
         module("RestoredSystemd", ["CSystemd", logging]),
-        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", "SystemSupport", system]),
+        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", "SystemSupport", logging, system]),
         module("RestoredDaemon", [
             "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
             "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", "X11Client", logging, serviceLifecycle, system,

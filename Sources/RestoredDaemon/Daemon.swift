@@ -1,5 +1,6 @@
 import FoundationEssentials
 public import Logging
+import LogoutSignals
 import RestoredArchive
 import RestoredDBus
 import RestoredEngine

@@ -1,4 +1,5 @@
 import Logging
+import LogoutSignals
 import ServiceLifecycle
 
 /// Answers the session manager's requests until graceful shutdown or its
