@@ -55,7 +55,8 @@ public final class XSMPClient: Sendable {
             while !stopped.isSignalled {
                 // Asleep until the session manager speaks or ``stop()`` wakes it.
                 var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stopped.descriptor, events: Int16(POLLIN), revents: 0)]
-                guard poll(&entries, 2, -1) > 0, entries[1].revents == 0 else { continue }
+                // (A stop without a descriptor, where the system refused a pipe, is looked at every second.)
+                guard poll(&entries, 2, stopped.descriptor < 0 ? 1000 : -1) > 0, entries[1].revents == 0 else { continue }
                 var shutdown = false
                 let events = Int(c_restored_sm_process(pointer, &shutdown))
                 if events & Int(C_RESTORED_SM_SAVE_YOURSELF) != 0 {

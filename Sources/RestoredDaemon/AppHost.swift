@@ -131,6 +131,9 @@ public final class AppHost: @unchecked Sendable {
         case .failure(let fault):
             return engine.save(nil, report: PreservationReport(appID: appID, outcome: .failed(fault.description)))
         }
+        // The desktop ended while this autosave walked: what the walk found
+        // (apps going, a decline) is neither written nor allowed to discard.
+        if unlessUnchanged && awaitsDesktop { return nil }
         if let bytes = result.archive {
             // Never trusted: every byte of the archive is checked as a
             // restore will read it before it is written (as it came, with

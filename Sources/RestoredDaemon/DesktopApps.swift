@@ -11,7 +11,9 @@ import RestoredEngine
 /// session end for them: saved as at a logout (a plugin that finds its app
 /// gone keeps the last archive), then kept, so no autosave walks them and no
 /// decline discards them until the next desktop. Plugins that need no
-/// desktop (tmux) follow the login, not the desktop.
+/// desktop (tmux) are saved with the others at a desktop's end (as at any
+/// word of a logout), and otherwise follow the login: autosaved as before,
+/// restored only at its start.
 struct DesktopApps: Sendable {
     /// How long the save at a desktop's end may take: its apps are going or gone.
     static let endSaveBudget = Duration.seconds(5)
@@ -34,7 +36,9 @@ struct DesktopApps: Sendable {
     var actions: DesktopSession.Actions {
         DesktopSession.Actions(
             started: { desktop, trigger in self.started(desktop, trigger: trigger) },
-            ending: { source, budget, answerWithin in await saves.saveForSessionEnd(source: source, budget: budget, answerWithin: answerWithin) },
+            ending: { source, asked, budget, answerWithin in
+                await saves.saveForSessionEnd(source: source, asked: asked, budget: budget, answerWithin: answerWithin)
+            },
             cancelled: { saves.forgetSessionEndSave() },
             ended: { desktop, reason, saved in await self.ended(desktop, reason: reason, savedAtEnding: saved) },
             variables: { variables in await logoutSignals.follow(variables) }

@@ -38,12 +38,13 @@ import SystemSupport
 /// no signal of any kind), and a desktop's display socket is made before
 /// its variables are exported. So after an event that may announce a
 /// desktop (its display socket made, restored's start with a display up, a
-/// job of the manager done, a session of logind), it looks again at 1, 2, 4
-/// ... 64 s after that event (``settleDelays``, about two minutes), and after
-/// a desktop starts it does the same until a logout channel of it is
-/// followed (a session manager's address or a window manager's socket is
-/// often exported after the display). Each look is two calls to the user
-/// manager and a connect. With nothing happening, nothing runs.
+/// target of the manager started), it looks again at 1, 2, 4 ... 64 s after
+/// that event (``settleDelays``, about two minutes); after a desktop starts
+/// it does the same until the desktop's session manager or window manager
+/// is followed (their address or socket is often exported after the
+/// display); while a desktop ends, the same looks see its display go when
+/// no socket event says so. Each look is three calls to the user manager
+/// and a connect. With nothing happening, nothing runs.
 actor DesktopSession {
     /// The desktop's phase.
     enum Phase: String, Sendable {
@@ -68,11 +69,11 @@ actor DesktopSession {
         case displayClosed(String)
         /// `graphical-session.target` is active (true) or not.
         case target(active: Bool)
-        /// logind's state of the user (`active`, `online`, `lingering`, `closing`).
+        /// logind's state of the user changed (`active`, `online`, `lingering`, `closing`).
         case userState(String)
-        /// The desktop says it ends: save within `budget`, and call
-        /// `answered` by `answerWithin` (or once saved).
-        case ending(source: String, budget: Duration, answerWithin: Duration?, answered: @Sendable () -> Void)
+        /// The desktop says it ends (asked at `asked`): save within
+        /// `budget`, and call `answered` within `answerWithin` (or once saved).
+        case ending(source: String, asked: ContinuousClock.Instant, budget: Duration, answerWithin: Duration?, answered: @Sendable () -> Void)
         /// The end was called off.
         case cancelled(String)
     }
@@ -80,19 +81,19 @@ actor DesktopSession {
     /// What the daemon does at each moment.
     struct Actions: Sendable {
         /// A desktop started: give the apps of the desktop its variables and
-        /// restore those whose archives wait for it, with `trigger`; follow
-        /// what it says of its end.
+        /// restore those whose archives wait for it, with `trigger`.
         var started: @Sendable (Desktop, ActivityTrigger) async -> Void
-        /// The desktop said it ends (`source`): save every app as at a
-        /// logout, within `budget`, returning by `answerWithin`.
-        var ending: @Sendable (_ source: String, _ budget: Duration, _ answerWithin: Duration?) async -> Void
+        /// The desktop said it ends (`source`, at `asked`): save every app
+        /// as at a logout within `budget`, returning within `answerWithin`;
+        /// a second word waits for the save under way.
+        var ending: @Sendable (_ source: String, _ asked: ContinuousClock.Instant, _ budget: Duration, _ answerWithin: Duration?) async -> Void
         /// The end was called off.
         var cancelled: @Sendable () -> Void
-        /// The desktop ended (`reason`): save its apps unless `savedAtEnding`,
-        /// and keep their archives until the next desktop.
+        /// The desktop ended (`reason`): save the apps unless `savedAtEnding`,
+        /// and keep the desktop's apps until the next desktop.
         var ended: @Sendable (_ desktop: Desktop, _ reason: String, _ savedAtEnding: Bool) async -> Void
-        /// The running desktop's variables, looked at again: follow what
-        /// they name; true once a logout channel of the desktop is followed.
+        /// The running desktop's variables, looked at: follow what they
+        /// name; true once its session manager or window manager is followed.
         var variables: @Sendable ([String: String]) async -> Bool
     }
 
@@ -120,7 +121,7 @@ actor DesktopSession {
     private let probe: GraphicalSession
     /// Set by ``begin(with:actions:)``.
     private var actions = Actions(
-        started: { _, _ in }, ending: { _, _, _ in }, cancelled: {}, ended: { _, _, _ in }, variables: { _ in false }
+        started: { _, _ in }, ending: { _, _, _, _ in }, cancelled: {}, ended: { _, _, _ in }, variables: { _ in false }
     )
     private let logger: Logger
     /// What restored's start was: a recovery's first desktop found without
@@ -134,15 +135,21 @@ actor DesktopSession {
     private var desktop: Desktop?
     private var hold: DisplayHold?
     private var settle: Task<Void, Never>?
-    /// Whether a source reported anything since restored started.
+    /// Whether a display or the target started, or logind's state of the
+    /// user changed, since restored started: a desktop found after that is new.
     private var sawEvent = false
     /// The display of the desktop that ended, while its server runs on:
-    /// it is no new desktop until its socket is made again.
+    /// it is no new desktop until its socket is made again or the target starts.
     private var endedDisplay: String?
-    /// Whether the running desktop's logout channel is followed.
+    /// Whether the running desktop's session manager or window manager is followed.
     private var channelFollowed = false
     /// When the last desktop ended.
     private var lastEndAt: ContinuousClock.Instant?
+    /// When the running desktop said it ends.
+    private var endingSince: ContinuousClock.Instant?
+    /// How long a desktop that said it ends may keep its display before
+    /// restored takes it for running on (an end that never came).
+    static let endingLimit = Duration.seconds(60)
     /// Displays of a second desktop already logged.
     private var otherDisplays: Set<String> = []
 
@@ -162,13 +169,15 @@ actor DesktopSession {
     }
 
     /// Says the desktop ends (`source`) and returns once the save it starts
-    /// has answered (by `answerWithin`, or when done within `budget`), or
-    /// at once when the session no longer runs.
+    /// has answered (`answerWithin` from now, or when done within
+    /// `budget`), or at once when the session no longer runs.
     nonisolated func ending(source: String, budget: Duration, answerWithin: Duration?) async {
+        let asked = ContinuousClock.now
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = Answer(continuation)
             let answered: @Sendable () -> Void = { once.resume() }
-            if case .terminated = input.yield(.ending(source: source, budget: budget, answerWithin: answerWithin, answered: answered)) {
+            let signal = Signal.ending(source: source, asked: asked, budget: budget, answerWithin: answerWithin, answered: answered)
+            if case .terminated = input.yield(signal) {
                 answered()
             }
         }
@@ -203,28 +212,31 @@ actor DesktopSession {
     private func handle(_ signal: Signal) async {
         switch signal {
         case .look(let why, let settling):
-            if why != "settle" && why != "restored started" { sawEvent = true }
             await look(why)
             if settling { settleIfLooking() }
         case .displayAppeared(let display):
             sawEvent = true
-            if display == endedDisplay { endedDisplay = nil }
-            if phase != .none, display == desktop?.display {
+            if phase != .none, Self.same(desktop?.display, display) {
                 // The socket made again: the server before is gone.
                 await end("its display \(display) was started again")
             }
+            if display == endedDisplay { endedDisplay = nil }
             await look("the display \(display) appeared")
             settleIfLooking()
         case .displayRemoved(let display), .displayClosed(let display):
-            sawEvent = true
             if display == endedDisplay { endedDisplay = nil }
-            guard phase != .none, display == desktop?.display else { return }
+            guard phase != .none, Self.same(desktop?.display, display) else { return }
             await end("its display \(display) went away")
         case .target(let active):
-            sawEvent = true
             if active {
+                sawEvent = true
                 endedDisplay = nil
+                if phase == .running, var desktop {
+                    desktop.boundToTarget = true
+                    self.desktop = desktop
+                }
                 await look("graphical-session.target is active")
+                settleIfLooking()
             } else if phase != .none, desktop?.boundToTarget == true, !(await probe.targetIsActive()) {
                 // Asked again: the manager's signals of a start can still
                 // hold the target's state from before it.
@@ -235,24 +247,26 @@ actor DesktopSession {
             if state == "lingering", phase != .none {
                 await end("no session of the user is left (logind: the user lingers)")
             }
-        case .ending(let source, let budget, let answerWithin, let answered):
-            await ending(source, budget: budget, answerWithin: answerWithin)
+        case .ending(let source, let asked, let budget, let answerWithin, let answered):
+            await ending(source, asked: asked, budget: budget, answerWithin: answerWithin)
             answered()
         case .cancelled(let source):
             guard phase == .ending else { return }
             logger.info("the logout was cancelled (\(source))")
             phase = desktop == nil ? .none : .running
+            settle?.cancel()
             actions.cancelled()
-            if let desktop { hold(desktop) }
+            if let desktop, hold == nil { hold(desktop) }
             publish()
         }
     }
 
-    /// The desktop says it ends: the first word saves, the others find it done.
-    private func ending(_ source: String, budget: Duration, answerWithin: Duration?) async {
+    /// The desktop says it ends: the first word saves, the others wait for
+    /// that save (within their own time).
+    private func ending(_ source: String, asked: ContinuousClock.Instant, budget: Duration, answerWithin: Duration?) async {
         switch phase {
         case .ending:
-            logger.info("the session ends (\(source)): every app was saved at this logout moments ago")
+            await actions.ending(source, asked, budget, answerWithin)
             return
         case .none:
             // No desktop runs: a late word of the one that just ended (saved
@@ -261,18 +275,22 @@ actor DesktopSession {
                 logger.info("the session ends (\(source)): every app was saved at the desktop's end moments ago")
                 return
             }
-            await actions.ending(source, budget, answerWithin)
+            await actions.ending(source, asked, budget, answerWithin)
             return
         case .running:
             break
         }
         phase = .ending
-        // An X server that resets when its last client leaves must not wait for restored.
-        hold?.release()
-        hold = nil
-        settle?.cancel()
+        endingSince = .now
+        // An X server that resets when its last client leaves must not wait
+        // for restored; the looks below see it go. A compositor is held on.
+        if let desktop, desktop.display != nil, desktop.display != desktop.variables["WAYLAND_DISPLAY"] {
+            hold?.release()
+            hold = nil
+        }
+        settleAgain()
         publish()
-        await actions.ending(source, budget, answerWithin)
+        await actions.ending(source, asked, budget, answerWithin)
     }
 
     private func look(_ why: String) async {
@@ -282,7 +300,7 @@ actor DesktopSession {
             guard found.isDesktop else { return }
             // The display of the desktop that ended is no new desktop until
             // its server starts again (its socket made anew) or the target does.
-            if !found.targetActive, let display = found.display, display == endedDisplay { return }
+            if let display = found.display, display == endedDisplay { return }
             let trigger: ActivityTrigger = startTrigger == .recovery && !sawEvent ? .recovery : .login
             let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: why)
             await enter(desktop, restoring: trigger)
@@ -296,15 +314,31 @@ actor DesktopSession {
                 }
                 return
             }
-            if found.variables != desktop.variables {
+            if found.variables != desktop.variables || (found.targetActive && !desktop.boundToTarget) {
                 desktop.variables = found.variables
+                desktop.boundToTarget = desktop.boundToTarget || found.targetActive
                 self.desktop = desktop
                 publish()
             }
+            if hold == nil { hold(desktop) }
             if !channelFollowed { channelFollowed = await actions.variables(found.variables) }
             if channelFollowed { settle?.cancel() }
         case .ending:
-            return
+            guard let desktop, let current = desktop.display else { return }
+            if let display = found.display, display != current {
+                // A display of the next desktop while this one ends: this one is over.
+                await end("the next desktop's display \(display) came")
+                await look(why)
+            } else if GraphicalSession.reachableDisplay(desktop.variables, runtimeDirectory: probe.runtimeDirectory) == nil {
+                await end("its display \(current) went away")
+            } else if let since = endingSince, since.duration(to: .now) >= Self.endingLimit {
+                // No end came: the desktop runs on (autosave resumes).
+                logger.notice("the desktop on \(desktop.description) said it ends, but its display still runs after \(Self.endingLimit); following it as running")
+                phase = .running
+                actions.cancelled()
+                if hold == nil { hold(desktop) }
+                publish()
+            }
         }
     }
 
@@ -326,8 +360,10 @@ actor DesktopSession {
         hold?.release()
         hold = nil
         guard let display = desktop.display else { return }
-        let held = DisplayHold(variables: desktop.variables, runtimeDirectory: probe.runtimeDirectory)
-        held?.watch { [input] in input.yield(.displayClosed(display)) }
+        // restored's own variables under the desktop's: HOME finds ~/.Xauthority.
+        let variables = probe.environment.merging(desktop.variables) { _, desktop in desktop }
+        let held = DisplayHold(display: display, variables: variables, runtimeDirectory: probe.runtimeDirectory)
+        held.watch { [input] in input.yield(.displayClosed(display)) }
         hold = held
     }
 
@@ -353,8 +389,15 @@ actor DesktopSession {
         await actions.ended(ended, reason, savedAtEnding)
     }
 
+    /// Whether the display `name` a socket event gives (`wayland-1`, `:0`)
+    /// is `display` as the variables name it (`WAYLAND_DISPLAY` may be a path).
+    static func same(_ display: String?, _ name: String) -> Bool {
+        guard let display else { return false }
+        return display == name || display.hasSuffix("/" + name)
+    }
+
     /// Settles after an event while there is something to look for: a
-    /// desktop, or the running one's logout signals.
+    /// desktop, or the running one's session manager or window manager.
     private func settleIfLooking() {
         if phase == .none || (phase == .running && !channelFollowed) { settleAgain() }
     }
@@ -372,11 +415,13 @@ actor DesktopSession {
         }
     }
 
-    /// A continuation resumed once, whoever answers first.
+    /// A continuation resumed once, whoever answers first, and at the
+    /// latest when the signal carrying it is dropped unhandled.
     private final class Answer: Sendable {
         private let continuation: Mutex<CheckedContinuation<Void, Never>?>
         init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Mutex(continuation) }
         func resume() { continuation.withLock { $0.take() }?.resume() }
+        deinit { resume() }
     }
 
     private func publish() {

@@ -7,7 +7,8 @@ import RestoredDBus
 ///
 /// logind signals `SessionNew` and `SessionRemoved` on its manager (and
 /// `PropertiesChanged` on the user's object, where it sends it); the
-/// user's `State` is read after each, on the system bus.
+/// user's `State` is read after each, on the system bus, and handed on when
+/// it changed.
 struct LogindUserWatch {
     static let busName = "org.freedesktop.login1"
     static let managerPath = "/org/freedesktop/login1"
@@ -42,13 +43,11 @@ struct LogindUserWatch {
                     }
                 }
                 group.addTask {
-                    var last: String?
-                    for await what in changes {
-                        if let now = await state(), now != last {
-                            last = now
-                            send(.userState(now))
-                        }
-                        if what == "SessionNew" { send(.look("logind: a session of the user started", settling: true)) }
+                    var last = await state()
+                    for await _ in changes {
+                        guard let now = await state(), now != last else { continue }
+                        last = now
+                        send(.userState(now))
                     }
                 }
             }

@@ -45,7 +45,8 @@ final class LogoutSignalFollower: Sendable {
     static let rootWindowLooks = 12
     /// How each followed signal stops.
     private let stops = Mutex<[@Sendable () -> Void]>([])
-    /// Whether a signal of the desktop's end is followed.
+    /// Whether the desktop's session manager (XSMP) or window manager
+    /// (IPC) is followed: then nothing later exported can add one.
     private let following = Atomic<Bool>(false)
 
     /// A follower on the session bus `session`; `environment` is restored's own.
@@ -58,8 +59,10 @@ final class LogoutSignalFollower: Sendable {
     }
 
     /// Follows every signal the desktop's `variables` (over restored's own
-    /// environment) name and that is not followed yet; true once any of
-    /// them is followed.
+    /// environment) name and that is not followed yet; true once the
+    /// desktop's session manager or window manager is followed (the portal,
+    /// which any desktop may offer, does not count: an X session manager's
+    /// address is often exported after it).
     func follow(_ variables: [String: String]) async -> Bool {
         if firstAttempt("portal") {
             await followPortal()
@@ -101,10 +104,11 @@ final class LogoutSignalFollower: Sendable {
         following.store(false, ordering: .relaxed)
     }
 
-    /// A signal is followed from now on; `stop` ends it.
-    private func followed(_ stop: @escaping @Sendable () -> Void) {
+    /// A signal is followed from now on; `stop` ends it. `ofManager`: the
+    /// desktop's session manager or window manager.
+    private func followed(ofManager: Bool = true, _ stop: @escaping @Sendable () -> Void) {
         stops.withLock { $0.append(stop) }
-        following.store(true, ordering: .relaxed)
+        if ofManager { following.store(true, ordering: .relaxed) }
     }
 
     private func firstAttempt(_ signal: String) -> Bool {
@@ -117,7 +121,7 @@ final class LogoutSignalFollower: Sendable {
             guard let monitor = try await PortalLogoutMonitor.open(on: session) else { return }
             logger.info("following the desktop portal's session monitor: a logout's QUERY_END saves every app before the portal's answer")
             let task = Task { await self.answer(monitor) }
-            followed {
+            followed(ofManager: false) {
                 task.cancel()
                 Task { await monitor.close() }
             }

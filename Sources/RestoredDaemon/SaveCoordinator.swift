@@ -13,11 +13,13 @@ final class SaveCoordinator: Sendable {
     /// follows: the apps may have quit since, and saving again could write less.
     static let sessionEndSaveTrust = Duration.seconds(60)
 
-    /// The save at the session's end: when it began, and the apps it saved
-    /// (a partial save is a save; a failed one is not).
+    /// The save at the session's end: when it began, the apps it saved (a
+    /// partial save is a save; a failed one is not), and the save itself
+    /// while it runs.
     private struct SessionEndSave {
         var began: ContinuousClock.Instant
         var saved: Set<AppID> = []
+        var work: Task<Void, Never>?
     }
 
     private let registry: AppRegistry
@@ -75,28 +77,41 @@ final class SaveCoordinator: Sendable {
         if !reports.isEmpty { record(reports, trigger: .autosave) }
     }
 
-    /// The save when the desktop says the session ends (`source`), before
-    /// the apps go, within `budget` (what the desktop waits, less a
-    /// margin); the stop that follows within ``sessionEndSaveTrust`` trusts
-    /// it. With `answerWithin` shorter than `budget` (the portal's second),
-    /// it returns at `answerWithin` so the desktop gets its answer in time,
-    /// while the saves still running go on until `budget`.
+    /// The save when the desktop says the session ends (`source`, at
+    /// `asked`), before the apps go, within `budget` of it (what the desktop
+    /// waits, less a margin); the stop that follows within
+    /// ``sessionEndSaveTrust`` trusts it. With `answerWithin` shorter than
+    /// `budget` (the portal's second), it returns then so the desktop gets
+    /// its answer in time, while the saves still running go on until the
+    /// budget's end. A second word of the same end (XSMP after the
+    /// portal) starts no second save: it waits for the one under way, within
+    /// its own time.
     /// `evenAwaitingDesktop`: the save at a desktop's end, whose apps are
     /// already marked to wait for the next one.
-    func saveForSessionEnd(source: String, budget: Duration, answerWithin: Duration? = nil, evenAwaitingDesktop: Bool = false) async {
+    func saveForSessionEnd(
+        source: String, asked: ContinuousClock.Instant = .now, budget: Duration, answerWithin: Duration? = nil, evenAwaitingDesktop: Bool = false
+    ) async {
+        let deadline = asked + budget
+        let answer = answerWithin.map { min(asked + $0, deadline) } ?? deadline
+        if let running = sessionEnd.withLock({ $0?.work }) {
+            logger.info("the session ends (\(source)): the save at this logout is under way; answering once it is done")
+            _ = await Deadline.race(deadline: answer) { await running.value }
+            return
+        }
         let hosts = registry.hosts
-        let started = ContinuousClock.now
-        sessionEnd.withLock { $0 = SessionEndSave(began: started) }
+        let started = asked
         logger.info("the session ends (\(source)): saving every app")
-        let deadline = started + budget
-        let answer = answerWithin.map { min(started + $0, deadline) } ?? deadline
-        let finished = await Deadline.race(deadline: answer) {
+        let work = Task {
             let reports = await self.save(hosts, trigger: .logout, deadline: deadline, evenAwaitingDesktop: evenAwaitingDesktop)
             let saved = reports.filter { $0.word != .failed }.map(\.appID)
             self.sessionEnd.withLock { end in
-                if end?.began == started { end?.saved.formUnion(saved) }
+                guard end?.began == started else { return }
+                end?.saved.formUnion(saved)
+                end?.work = nil
             }
         }
+        sessionEnd.withLock { $0 = SessionEndSave(began: started, work: work) }
+        let finished = await Deadline.race(deadline: answer) { await work.value }
         if !finished {
             let limit = answer - started
             let unfinished = Self.unfinished(hosts).joined(separator: ", ")

@@ -1,7 +1,8 @@
 import RestoredDBus
 
 /// The user manager's word on the desktop: `graphical-session.target`
-/// going active or stopping, and jobs done (a desktop starting its units).
+/// going active or stopping, and jobs of targets done (a desktop starting
+/// its session targets).
 ///
 /// The manager sends its unit and job signals once a client has called
 /// `Subscribe`; restored matches only the target's `PropertiesChanged` and
@@ -40,9 +41,11 @@ struct UserManagerWatch {
         }
         Task {
             for await signal in jobs {
-                let unit = (try? signal.arguments())?.dropFirst(2).first?.stringValue ?? "a unit"
-                // restored's own launches are no news of the desktop.
-                guard !unit.hasPrefix("app-restored-") else { continue }
+                // A desktop starts its session targets (gnome-session's,
+                // plasma-workspace.target, sway-session.target ...); services
+                // and the timers of a lingering user's podman or syncthing
+                // are no news of it.
+                guard let unit = (try? signal.arguments())?.dropFirst(2).first?.stringValue, unit.hasSuffix(".target") else { continue }
                 send(.look("the user manager finished a job of \(unit)", settling: true))
             }
         }

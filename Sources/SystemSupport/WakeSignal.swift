@@ -10,7 +10,7 @@ import Synchronization
 /// speaks or the watch is stopped, never waking to look at a flag.
 public final class WakeSignal: Sendable {
     /// The descriptor to poll for `POLLIN`; -1 when the system refused a
-    /// pipe (then ``isSignalled`` still says whether to stop).
+    /// pipe (then a waiter looks at ``isSignalled`` every second instead).
     public let descriptor: Int32
     private let writer: Int32
     private let signalled = Atomic<Bool>(false)

@@ -142,7 +142,9 @@ public struct UnixStreamSocket: ~Copyable {
             guard left > .zero else { throw .timedOut }
             var entries = [pollfd(fd: descriptor, events: events, revents: 0)]
             if let wake, wake.descriptor >= 0 { entries.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&entries, nfds_t(entries.count), left.pollMilliseconds)
+            // A wake signal without a descriptor is looked at every second.
+            let timeout = wake.map { $0.descriptor < 0 } == true ? min(left.pollMilliseconds, 1000) : left.pollMilliseconds
+            let ready = poll(&entries, nfds_t(entries.count), timeout)
             if ready > 0 {
                 if entries.count > 1 && entries[1].revents != 0 { throw .interrupted }
                 return

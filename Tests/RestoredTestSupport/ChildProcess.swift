@@ -43,7 +43,15 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let status = envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) } ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        var status: Int32 = 0
+        // A program the test has just copied can be busy for a moment: a
+        // child another test forked meanwhile holds the copy's descriptor
+        // until it execs (ETXTBSY). Tried again for up to two seconds.
+        for _ in 0 ..< 40 {
+            status = envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) } ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
+            guard status == ETXTBSY else { break }
+            usleep(50_000)
+        }
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
