@@ -148,7 +148,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                         continue
                     }
                     do {
-                        let script = try plugin.writeTerminalScript(running: program)
+                        let script = try plugin.writeTerminalScript(running: program, alone: shell.alone)
                         pend(terminal.launch(directory: shell.directory, running: script.terminalCommand), script: script)
                         if let editor = shell.editor { plugin.restore.editorWaits(for: script.path, editor, path: path.description) }
                     } catch {

@@ -112,6 +112,18 @@ final class SessionPlugin: RestorationPlugin {
 
     var rootObjects: [any RestorableObject] { roots }
 
+    /// Whether `pid` runs below one of `ancestors`, within a terminal
+    /// window's depth (the terminal, a one-use script, the program).
+    static func runs(_ pid: Int32, below ancestors: Set<Int32>) -> Bool {
+        var current = pid
+        for _ in 0 ..< 4 {
+            guard let fields = ProcProcess.statFields(of: current), fields.count > 1, let parent = Int32(fields[1]), parent > 1 else { return false }
+            if ancestors.contains(parent) { return true }
+            current = parent
+        }
+        return false
+    }
+
     // MARK: Saving
 
     /// Finds the running apps and decides whether they may replace the last
@@ -123,13 +135,21 @@ final class SessionPlugin: RestorationPlugin {
         refreshEntries()
         let running = RunningAppScanner().scan(entries)
         var kept: [String: [RunningApp]] = [:]
-        var leftOut: [String: (reason: String, count: Int)] = [:]
+        var excluded: [(app: RunningApp, reason: SessionExclusions.Reason)] = []
         for app in running {
-            if let reason = exclusions.reason(for: app.desktopID, entry: entries[app.desktopID])?.rawValue {
-                leftOut[app.desktopID, default: (reason, 0)].count += 1
+            if let reason = exclusions.reason(for: app.desktopID, entry: entries[app.desktopID]) {
+                excluded.append((app, reason))
             } else {
                 kept[app.desktopID, default: []].append(app)
             }
+        }
+        // A program that runs in a window of a terminal kept here (`foot
+        // nvim FILE`, a Terminal=true entry) comes back with that window:
+        // it is no left-out app of its own.
+        let keptPIDs = Set(kept.values.joined().map(\.pid))
+        var leftOut: [String: (reason: String, count: Int)] = [:]
+        for (app, reason) in excluded where !(reason == .terminal && Self.runs(app.pid, below: keptPIDs)) {
+            leftOut[app.desktopID, default: (reason.rawValue, 0)].count += 1
         }
         // Apps a restore could not reopen stay in the archive for the next
         // try, until the user runs them again.
@@ -185,12 +205,13 @@ final class SessionPlugin: RestorationPlugin {
     func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id, entry: entries[id]) != nil }
 
     /// Writes the one-use script a terminal window runs to start
-    /// `program` again (``PaneProgramScript``) in `$XDG_RUNTIME_DIR`.
-    func writeTerminalScript(running program: [String]) throws -> PaneProgramScript {
+    /// `program` again (``PaneProgramScript``) in `$XDG_RUNTIME_DIR`: then
+    /// the user's shell, or (`alone`) nothing, the window closing with it.
+    func writeTerminalScript(running program: [String], alone: Bool = false) throws -> PaneProgramScript {
         guard let directory = PaneFile.directory(environment: environment) else {
             throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
         }
-        return try PaneProgramScript.write(arguments: program, in: directory, forTerminal: true)
+        return try PaneProgramScript.write(arguments: program, in: directory, forTerminal: true, alone: alone)
     }
 
     /// Queues the launch of a kitty that opens `kitty`'s OS windows, tabs

@@ -10,7 +10,10 @@ import TmuxControl
 /// each with the directory it is in (`/proc/PID/cwd`) and the program it
 /// shows, when it shows one (its terminal's foreground job: `less`, `ssh`,
 /// `nvim`), and a window running a tmux client counted apart (that window
-/// is the tmux plugin's).
+/// is the tmux plugin's). A window the terminal started with a program and
+/// no shell (`foot nvim FILE`, every `Terminal=true` entry) is one too: the
+/// first process of its terminal (the leader of a session with a terminal),
+/// its program that process, kept ``Shell/alone``.
 struct TerminalShells {
     /// One window's shell.
     struct Shell: Hashable {
@@ -21,12 +24,16 @@ struct TerminalShells {
         var program: [String]?
         /// The state of that program when it is a Neovim that answered.
         var editor: NeovimSession?
+        /// The window ran its program alone, with no shell: it closes when
+        /// the program quits, and it comes back so.
+        var alone = false
 
         /// The value stored in the archive.
         var stateValue: StateValue {
             var fields: [String: StateValue] = ["directory": .string(directory)]
             if let program { fields["program"] = .array(program.map { .string($0) }) }
             if let editor { fields["nvim"] = .dictionary(editor.stateFields) }
+            if alone && program != nil { fields["alone"] = .bool(true) }
             return .dictionary(fields)
         }
 
@@ -42,6 +49,8 @@ struct TerminalShells {
                 program = strings.count == arguments.count ? policy.command(for: strings) : nil
                 if program == nil, let name = strings.first { problems.append("\(name) is not on the allow-list: the window gets a shell") }
             }
+            // A window of a program the allow-list refuses gets a shell.
+            if program != nil, case .bool(true)? = fields["alone"] { alone = true }
             if program != nil, case .dictionary(let editor)? = fields["nvim"] {
                 do {
                     self.editor = try NeovimSession(stateFields: editor)
@@ -55,17 +64,18 @@ struct TerminalShells {
         /// `foreground` (nil: the shell at its prompt): the program as
         /// `policy` keeps it, and a Neovim's state read by `readEditor`.
         /// Nil for a window running tmux, which is the tmux plugin's.
-        init?(directory: String, foreground: ForegroundProgram?, policy: ProgramPolicy, readEditor: (ForegroundProgram) -> NeovimSession?) {
+        init?(directory: String, foreground: ForegroundProgram?, alone: Bool = false, policy: ProgramPolicy, readEditor: (ForegroundProgram) -> NeovimSession?) {
             if let foreground, ForegroundProgram.baseName(foreground.arguments.first ?? "") == "tmux" { return nil }
             let program = foreground.flatMap { policy.command(for: $0.arguments) }
-            self.init(directory: directory, program: program, editor: program != nil ? foreground.flatMap(readEditor) : nil)
+            self.init(directory: directory, program: program, editor: program != nil ? foreground.flatMap(readEditor) : nil, alone: alone && program != nil)
         }
 
         /// A shell.
-        init(directory: String, program: [String]? = nil, editor: NeovimSession? = nil) {
+        init(directory: String, program: [String]? = nil, editor: NeovimSession? = nil, alone: Bool = false) {
             self.directory = directory
             self.program = program
             self.editor = editor
+            self.alone = alone
         }
     }
 
@@ -90,29 +100,49 @@ struct TerminalShells {
     /// `policy` allows, and a Neovim's state read by `readEditor`.
     init(of pid: Int32, policy: ProgramPolicy = ProgramPolicy(), readEditor: (ForegroundProgram) -> NeovimSession? = { _ in nil }, proc: String = "/proc") {
         var queue = ProcProcess.children(of: pid, proc: proc)
-        var found: [(start: UInt64, pid: Int32)] = []
+        // Each window's first process, and what it runs: a shell (its
+        // foreground job the program), or a program alone (itself, or the
+        // job of the one-use script a restore started it with).
+        var found: [(start: UInt64, pid: Int32, alone: Bool)] = []
         while !queue.isEmpty {
             let child = queue.removeFirst()
-            guard let first = ProcProcess.commandLine(of: child, proc: proc)?.first else { continue }
+            guard let arguments = ProcProcess.commandLine(of: child, proc: proc), let first = arguments.first else { continue }
             let name = ForegroundProgram.baseName(first)
             if ForegroundProgram.shells.contains(name) {
-                found.append((ProcProcess.startTime(of: child, proc: proc), child))
+                found.append((ProcProcess.startTime(of: child, proc: proc), child, PaneProgramScript.isCommandScript(arguments)))
             } else if name == "tmux" {
                 // A window running tmux itself (`kitty tmux`, `alacritty -e tmux`).
                 tmuxWindows += 1
+            } else if Self.leadsTerminalSession(child, proc: proc) {
+                // A window started with a program, no shell (`foot nvim FILE`).
+                found.append((ProcProcess.startTime(of: child, proc: proc), child, true))
             } else {
                 // A terminal's helper process (gnome-terminal-server's own children, a multiplexing server): look below it.
                 queue += ProcProcess.children(of: child, proc: proc)
             }
         }
-        for shell in found.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
-            guard let directory = ProcProcess.directory(of: shell.pid, proc: proc) else { continue }
-            let foreground = ForegroundProgram.of(panePID: shell.pid, proc: proc)
-            if let shell = Shell(directory: directory, foreground: foreground, policy: policy, readEditor: readEditor) {
+        for window in found.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
+            guard let directory = ProcProcess.directory(of: window.pid, proc: proc) else { continue }
+            let foreground: ForegroundProgram? = if window.alone, let arguments = ProcProcess.commandLine(of: window.pid, proc: proc),
+                                                   !PaneProgramScript.isCommandScript(arguments) {
+                ForegroundProgram(arguments: arguments, pid: window.pid)
+            } else {
+                ForegroundProgram.of(panePID: window.pid, proc: proc)
+            }
+            if let shell = Shell(directory: directory, foreground: foreground, alone: window.alone, policy: policy, readEditor: readEditor) {
                 shells.append(shell)
             } else {
                 tmuxWindows += 1
             }
         }
+    }
+
+    /// Whether `pid` leads a session with a controlling terminal: the first
+    /// process a terminal emulator starts in a window (it makes the window's
+    /// terminal its controlling one in a session of its own), unlike a
+    /// helper process of the emulator.
+    static func leadsTerminalSession(_ pid: Int32, proc: String = "/proc") -> Bool {
+        guard let fields = ProcProcess.statFields(of: pid, proc: proc), fields.count > 4 else { return false }
+        return Int32(fields[3]) == pid && fields[4] != "0"
     }
 }

@@ -35,22 +35,17 @@ import X11Client
         return found
     }
 
-    @Test("sway and foot: four windows (one moved to workspace 3, one floating at its place, one running nvim with two files in splits, one running less) are saved through the daemon, killed, and come back each on its workspace, floating where it floated, in its directory, running what it ran, Neovim's state and all")
-    func swayFootWindows() async throws {
-        let environment = try await Environment.make()
-        try environment.addPlugin("SessionPlugin")
-        let root = environment.bus.directory.path
-        let sway = try await HeadlessSway(root: root)
-        defer { sway.stop() }
+    /// foot's desktop entry (and `entries`, by file name: the lines after
+    /// `Type=Application`) in `root/share`, the variables foot and the
+    /// daemon run with on `sway`, and a user manager played by
+    /// python3-dbusmock that starts the restored windows.
+    static func footSession(
+        root: String, sway: HeadlessSway, environment: Environment, entries: [String: String] = [:]
+    ) async throws -> (variables: [String: String], manager: UserManagerMock) {
         try FileManager.default.createDirectory(atPath: root + "/share/applications", withIntermediateDirectories: true)
-        try "[Desktop Entry]\nType=Application\nName=Foot\nExec=foot\nTerminal=false\n".write(toFile: root + "/share/applications/foot.desktop", atomically: false, encoding: .utf8)
-        let names = ["shell", "floating", "editor", "pager"]
-        for name in names { try FileManager.default.createDirectory(atPath: root + "/\(name) dir", withIntermediateDirectories: true) }
-        let editorDirectory = root + "/editor dir"
-        try (1 ... 200).map { "line \($0)" }.joined(separator: "\n").write(toFile: editorDirectory + "/a.txt", atomically: true, encoding: .utf8)
-        try "one\ntwo\nthree\n".write(toFile: editorDirectory + "/b.txt", atomically: true, encoding: .utf8)
-        try "page one\n".write(toFile: root + "/pager dir/notes.txt", atomically: true, encoding: .utf8)
-
+        for (name, lines) in ["foot.desktop": "Name=Foot\nExec=foot\nTerminal=false"].merging(entries, uniquingKeysWith: { _, new in new }) {
+            try "[Desktop Entry]\nType=Application\n\(lines)\n".write(toFile: root + "/share/applications/" + name, atomically: false, encoding: .utf8)
+        }
         var variables = ProcessInfo.processInfo.environment
         variables.merge(sway.clientEnvironment) { _, new in new }
         variables["XDG_DATA_DIRS"] = root + "/share"
@@ -59,7 +54,27 @@ import X11Client
         variables["HOME"] = root
         variables.removeValue(forKey: "DISPLAY")
         let manager = try await UserManagerMock.start(on: environment.bus, environment: sway.clientEnvironment.merging(["SHELL": "/bin/sh", "HOME": root]) { _, new in new })
+        return (variables, manager)
+    }
+
+    @Test("sway and foot: four windows (one moved to workspace 3, one floating at its place, one running nvim with two files in splits, one running less) are saved through the daemon, killed, and come back each on its workspace, floating where it floated, in its directory, running what it ran, Neovim's state and all")
+    func swayFootWindows() async throws {
+        // The foots of another test would be running foots for this test's save and restore.
+        let footLock = try await SharedTestLock.acquire("foot")
+        defer { footLock.release() }
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let sway = try await HeadlessSway(root: root)
+        defer { sway.stop() }
+        let (variables, manager) = try await Self.footSession(root: root, sway: sway, environment: environment)
         defer { manager.stop() }
+        let names = ["shell", "floating", "editor", "pager"]
+        for name in names { try FileManager.default.createDirectory(atPath: root + "/\(name) dir", withIntermediateDirectories: true) }
+        let editorDirectory = root + "/editor dir"
+        try (1 ... 200).map { "line \($0)" }.joined(separator: "\n").write(toFile: editorDirectory + "/a.txt", atomically: true, encoding: .utf8)
+        try "one\ntwo\nthree\n".write(toFile: editorDirectory + "/b.txt", atomically: true, encoding: .utf8)
+        try "page one\n".write(toFile: root + "/pager dir/notes.txt", atomically: true, encoding: .utf8)
 
         // Each window as its user made it: a shell in its directory, the
         // program run from it as a job (as typed at a prompt).
@@ -161,6 +176,70 @@ import X11Client
         #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
         // Nothing of the one-use scripts is left.
         #expect(try FileManager.default.contentsOfDirectory(atPath: sway.runtimeDirectory).filter { $0.hasPrefix("restored-terminal-program-") }.isEmpty)
+        for unit in units { if let footPID = manager.spawned[unit.name] { kill(footPID, SIGKILL) } }
+        #expect(await daemon.terminated() == 0)
+    }
+}
+
+extension TilingSessionTests {
+    @Test("A terminal started with a program and no shell (foot nvim FILE, as a Terminal=true entry starts it) comes back running that program alone, Neovim's state and all, closing with it; the program is no left-out app of its own")
+    func footRunningAProgramAlone() async throws {
+        let footLock = try await SharedTestLock.acquire("foot")
+        defer { footLock.release() }
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        let sway = try await HeadlessSway(root: root)
+        defer { sway.stop() }
+        let (variables, manager) = try await Self.footSession(
+            root: root, sway: sway, environment: environment, entries: ["nvim.desktop": "Name=Neovim\nExec=nvim %F\nTerminal=true"]
+        )
+        defer { manager.stop() }
+        let directory = root + "/notes dir"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try (1 ... 100).map { "note \($0)" }.joined(separator: "\n").write(toFile: directory + "/notes.txt", atomically: true, encoding: .utf8)
+
+        // foot runs nvim itself: no shell between them.
+        let foot = try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && exec foot nvim notes.txt", directory], environment: variables, log: root + "/foot.log")
+        defer { foot.stop() }
+        var editor: NeovimClient?
+        try await LogindInhibitorTests.eventually {
+            guard let nvim = ProcProcess.children(of: foot.pid).first, NeovimServer.isNeovim(pid: nvim),
+                  let socket = NeovimServer.sockets(ofProcess: nvim).first, let client = try? NeovimClient(socket: socket, timeout: .seconds(10)) else { return false }
+            editor = client
+            return true
+        }
+        _ = try editor!.call("nvim_command", [.string("call cursor(42, 3)")])
+        let savedEditor = try NeovimSession.read(from: editor!)
+
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
+        defer { admin.close() }
+        let shown = try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["show", Self.appID, "--state-dir", environment.state], environment: variables, in: URL(fileURLWithPath: root))
+        #expect(!shown.output.contains("nvim.desktop"), "\(shown.output)")
+        foot.stop()
+        try await LogindInhibitorTests.eventually { (try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows.isEmpty) == true }
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        let units = try await manager.transientUnits()
+        #expect(units.count == 1, "\(environment.wholeLog("restored.log"))")
+        // The new window's first process is the one-use script, running nvim alone, with its state.
+        var restoredSession: NeovimSession?
+        var script: Int32 = 0
+        try await LogindInhibitorTests.eventually {
+            guard let footPID = units.first.flatMap({ manager.spawned[$0.name] }), let first = ProcProcess.children(of: footPID).first,
+                  let arguments = ProcProcess.commandLine(of: first), PaneProgramScript.isCommandScript(arguments),
+                  let program = ForegroundProgram.of(panePID: first), let socket = NeovimServer.sockets(ofProcess: program.pid).first,
+                  let client = try? NeovimClient(socket: socket, timeout: .seconds(10)), let session = try? NeovimSession.read(from: client) else { return false }
+            script = first
+            restoredSession = session
+            return session == savedEditor
+        }
+        #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
+        #expect(ProcProcess.directory(of: script) == directory)
+        // Saved again, the window is still one that runs its program alone.
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let again = try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["dump", Self.appID, "--state-dir", environment.state], environment: variables, in: URL(fileURLWithPath: root))
+        #expect(again.output.contains("alone"), "\(again.output)")
         for unit in units { if let footPID = manager.spawned[unit.name] { kill(footPID, SIGKILL) } }
         #expect(await daemon.terminated() == 0)
     }

@@ -38,18 +38,40 @@ public struct PaneProgramScript: Sendable {
         "rm -f -- \"$0\"\nset -m\n\(arguments.map(SavedText.shellQuoted).joined(separator: " "))\nexec \"${SHELL:-/bin/sh}\"\n"
     }
 
+    /// The script's text for a terminal window that ran the program alone
+    /// (`foot nvim FILE`, a `Terminal=true` entry): the program runs as the
+    /// window's foreground job, and the window closes when it quits.
+    public static func commandText(for arguments: [String]) -> String {
+        "rm -f -- \"$0\"\nset -m\n\(arguments.map(SavedText.shellQuoted).joined(separator: " "))\n"
+    }
+
+    /// The file names of the scripts of windows that run their program
+    /// alone (``commandText(for:)``) begin so.
+    public static let commandPrefix = "restored-terminal-command"
+
+    /// Whether `arguments` (a process's command line) are a window's
+    /// script of ``commandText(for:)``: the window runs its program alone.
+    public static func isCommandScript(_ arguments: [String]) -> Bool {
+        arguments.count == 2 && arguments[0] == "/bin/sh" && FilePath(arguments[1]).lastComponent?.string.hasPrefix(commandPrefix + "-") == true
+    }
+
     /// The command a terminal window runs the script with.
     public var terminalCommand: [String] { ["/bin/sh", path.string] }
 
     /// Writes the script that runs `arguments` in `directory` (an absolute
     /// path of plain characters, ``SavedText/isTypable(_:)``): typed into a
     /// tmux pane's shell, or (`forTerminal`) run by a terminal window
-    /// instead of its shell.
-    public static func write(arguments: [String], in directory: FilePath, forTerminal: Bool = false) throws(TmuxError) -> PaneProgramScript {
+    /// instead of its shell, then the user's shell (or, `alone`, nothing:
+    /// the window closes with the program).
+    public static func write(arguments: [String], in directory: FilePath, forTerminal: Bool = false, alone: Bool = false) throws(TmuxError) -> PaneProgramScript {
         guard !arguments.isEmpty, arguments.allSatisfy({ !$0.contains("\0") }) else {
             throw .invalidCommandLine
         }
-        let text = forTerminal ? terminalText(for: arguments) : text(for: arguments)
-        return PaneProgramScript(path: try PaneFile.create(prefix: forTerminal ? "restored-terminal-program" : "restored-tmux-program", contents: text, in: directory))
+        let (text, prefix) = switch (forTerminal, alone) {
+        case (false, _): (text(for: arguments), "restored-tmux-program")
+        case (true, false): (terminalText(for: arguments), "restored-terminal-program")
+        case (true, true): (commandText(for: arguments), commandPrefix)
+        }
+        return PaneProgramScript(path: try PaneFile.create(prefix: prefix, contents: text, in: directory))
     }
 }
