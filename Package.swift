@@ -59,8 +59,8 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 /// The plugins built with the package: (name, dependencies, directory).
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
-    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "NeovimControl", "NeovimState", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TmuxControl", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TerminalPrograms", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
@@ -145,7 +145,7 @@ let package = Package(
         module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", "SystemSupport", logging, system]),
         module("RestoredDaemon", [
             "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
-            "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", "X11Client", logging, serviceLifecycle, system,
+            "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", "X11Client", "WindowManagerIPC", logging, serviceLifecycle, system,
         ]),
         // restored-ctl's model of the admin API and the archives.
         module("RestoredControl", [
@@ -164,6 +164,7 @@ let package = Package(
         pluginLibrary("AppLaunching", ["DesktopEntries", "UnitLaunching", "RestoredDBus", "SavedText", "SystemSupport", system]),
         pluginLibrary("NeovimControl", ["MessagePack", "ProcFiles", "UnixSocket", "SystemSupport", system]),
         pluginLibrary("NeovimState", ["NeovimControl", restorationKit]),
+        pluginLibrary("TerminalPrograms", ["ProcFiles", "SavedText", "SystemSupport", system]),
         pluginLibrary("TmuxControl", ["ProcessSpawning", "ProcFiles", "SavedText", "SystemSupport", system]),
 
         // Executables.
@@ -185,7 +186,7 @@ let package = Package(
         .executableTarget(
             name: "RestoredBench",
             dependencies: [
-                "TmuxControl", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "WindowManagerIPC", "ProcessSpawning", "UnitLaunching",
+                "TmuxControl", "TerminalPrograms", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "WindowManagerIPC", "ProcessSpawning", "UnitLaunching",
                 "RestoredEngine", "RestoredArchive", "RestoredDBus",
                 // The private buses, logind's mock and the notify socket of the tests.
                 "RestoredTestSupport",
@@ -202,7 +203,7 @@ let package = Package(
         .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
             "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "MessagePack", "ProcFiles", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
-            "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl",
+            "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl", "TerminalPrograms",
             restorationKit, system, logging,
         ]),
         tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),
@@ -210,8 +211,8 @@ let package = Package(
         tests("UnitLaunchingTests", ["UnitLaunching", "PluginSupport", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
         tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "RestoredDBus", "RestoredTestSupport"]),
         tests("X11ClientTests", ["X11Client", "RestoredTestSupport"]),
-        tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "MessagePack", "RestoredTestSupport", system]),
-        tests("TmuxControlTests", ["TmuxControl", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
+        tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
+        tests("TmuxControlTests", ["TmuxControl", "TerminalPrograms", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
         tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", logging, system]),
         tests("RestoredDBusTests", ["RestoredDBus", "ProcessSpawning", "RestoredTestSupport", logging]),
         tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", logging]),

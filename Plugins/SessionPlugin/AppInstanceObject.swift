@@ -5,7 +5,7 @@ import RestorationKit
 import NeovimControl
 import NeovimState
 import SavedText
-import TmuxControl
+import TerminalPrograms
 
 /// One running instance of an app, by its place among the app's instances
 /// (`0`, `1`, ... in the order they started): its working directory and the
@@ -131,7 +131,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                 index: index, directory: directory, items: [], shells: TerminalShells(shells: shells, tmuxWindows: tmuxWindows), windows: saved
             )
             var windows = saved[...]
-            func pend(_ launch: (arguments: [String], directory: String), script: PaneProgramScript? = nil) {
+            func pend(_ launch: (arguments: [String], directory: String), script: ProgramScript? = nil) {
                 plugin.restore.pend(
                     DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments),
                     placing: windows.first.map { [$0] } ?? [], for: instance, files: script.map { [$0.path] } ?? []

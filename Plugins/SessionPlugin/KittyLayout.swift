@@ -5,7 +5,7 @@ import ProcFiles
 import ProcessSpawning
 import RestorationKit
 import SavedText
-import TmuxControl
+import TerminalPrograms
 
 /// A kitty's own windows, tabs and layouts, read through its remote control
 /// (`kitty @ ls`) when its user turned that on (`allow_remote_control` and
@@ -120,7 +120,7 @@ struct KittyLayout: Hashable {
     /// ``windows``). Directories are plain absolute paths, quoted for the
     /// session file's shell-like splitting; scripts are paths of plain
     /// characters; layout names are kitty's own.
-    func sessionFile(scripts: [Int: PaneProgramScript]) -> String {
+    func sessionFile(scripts: [Int: ProgramScript]) -> String {
         var lines: [String] = []
         var index = 0
         for (number, tabs) in osWindows.enumerated() {

@@ -10,7 +10,7 @@ import RestoredDBus
 import SavedText
 import SystemPackage
 import SystemSupport
-import TmuxControl
+import TerminalPrograms
 import UnitLaunching
 
 /// The plugin's entry point: the C ABI's `restored_plugin_v1`.
@@ -205,29 +205,29 @@ final class SessionPlugin: RestorationPlugin {
     func isLeftOut(_ id: String) -> Bool { exclusions.reason(for: id, entry: entries[id]) != nil }
 
     /// Writes the one-use script a terminal window runs to start
-    /// `program` again (``PaneProgramScript``) in `$XDG_RUNTIME_DIR`: then
+    /// `program` again (``ProgramScript``) in `$XDG_RUNTIME_DIR`: then
     /// the user's shell, or (`alone`) nothing, the window closing with it.
-    func writeTerminalScript(running program: [String], alone: Bool = false) throws -> PaneProgramScript {
-        guard let directory = PaneFile.directory(environment: environment) else {
-            throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
+    func writeTerminalScript(running program: [String], alone: Bool = false) throws -> ProgramScript {
+        guard let directory = OneUseFile.directory(environment: environment) else {
+            throw OneUseFileError.noRuntimeDirectory
         }
-        return try PaneProgramScript.write(arguments: program, in: directory, forTerminal: true, alone: alone)
+        return try ProgramScript.write(arguments: program, in: directory, forTerminal: true, alone: alone)
     }
 
     /// Queues the launch of a kitty that opens `kitty`'s OS windows, tabs
     /// and layouts again from a one-use session file (`kitty --session`),
     /// each window's program started by its one-use script.
     func pendKitty(_ kitty: KittyLayout, entry: DesktopEntry, placing windows: [SavedWindow], for instance: AppInstanceObject, path: String) throws {
-        var scripts: [Int: PaneProgramScript] = [:]
+        var scripts: [Int: ProgramScript] = [:]
         do {
             for (index, window) in kitty.windows.enumerated() {
                 guard let program = window.program else { continue }
                 scripts[index] = try writeTerminalScript(running: program)
             }
-            guard let directory = PaneFile.directory(environment: environment) else {
-                throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its session file")
+            guard let directory = OneUseFile.directory(environment: environment) else {
+                throw OneUseFileError.noRuntimeDirectory
             }
-            let session = try PaneFile.create(prefix: "restored-kitty-session", contents: kitty.sessionFile(scripts: scripts), in: directory)
+            let session = try OneUseFile.create(prefix: "restored-kitty-session", contents: kitty.sessionFile(scripts: scripts), in: directory)
             let files = [session] + scripts.values.map(\.path)
             restore.pend(DesktopLaunch(entry: entry, directory: kitty.windows.first?.directory, items: [], arguments: ["--session", session.string]), placing: windows, for: instance, files: files)
             restore.removeAtEnd(session)

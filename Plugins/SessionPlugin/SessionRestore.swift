@@ -21,7 +21,7 @@ struct SessionRestore {
 
     /// A Neovim's state waiting for the nvim a terminal window's script starts.
     struct PendingEditor {
-        /// The script (``PaneProgramScript``) whose process runs the nvim.
+        /// The script (``ProgramScript``) whose process runs the nvim.
         let script: FilePath
         let session: NeovimSession
         /// The instance's path, for the log.

@@ -3,7 +3,7 @@ import NeovimState
 import RestorationKit
 import SavedText
 import ProcFiles
-import TmuxControl
+import TerminalPrograms
 
 /// The windows of a terminal emulator: one per shell, the first shells
 /// below its process (a shell started from a shell is the same window),
@@ -109,7 +109,7 @@ struct TerminalShells {
             guard let arguments = ProcProcess.commandLine(of: child, proc: proc), let first = arguments.first else { continue }
             let name = ForegroundProgram.baseName(first)
             if ForegroundProgram.shells.contains(name) {
-                found.append((ProcProcess.startTime(of: child, proc: proc), child, PaneProgramScript.isCommandScript(arguments)))
+                found.append((ProcProcess.startTime(of: child, proc: proc), child, ProgramScript.isCommandScript(arguments)))
             } else if name == "tmux" {
                 // A window running tmux itself (`kitty tmux`, `alacritty -e tmux`).
                 tmuxWindows += 1
@@ -124,7 +124,7 @@ struct TerminalShells {
         for window in found.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
             guard let directory = ProcProcess.directory(of: window.pid, proc: proc) else { continue }
             let foreground: ForegroundProgram? = if window.alone, let arguments = ProcProcess.commandLine(of: window.pid, proc: proc),
-                                                   !PaneProgramScript.isCommandScript(arguments) {
+                                                   !ProgramScript.isCommandScript(arguments) {
                 ForegroundProgram(arguments: arguments, pid: window.pid)
             } else {
                 ForegroundProgram.of(panePID: window.pid, proc: proc)

@@ -3,6 +3,7 @@ import NeovimControl
 import NeovimState
 import RestorationKit
 import TmuxControl
+import TerminalPrograms
 
 /// The state of the Neovim a pane showed, asked from it over its RPC
 /// socket at the save (``NeovimSession``) and stored as typed values: its

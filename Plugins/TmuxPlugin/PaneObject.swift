@@ -3,6 +3,7 @@ import RestorationKit
 import SavedText
 import SystemPackage
 import TmuxControl
+import TerminalPrograms
 
 /// One pane of a window, by its index; its child is the program it shows,
 /// when that program is on the allow-list.
@@ -103,14 +104,14 @@ final class PaneObject: RestorableObject, RestorationClass {
         return PaneObject(index: window.lastPane)
     }
 
-    /// Writes `text` to a file only the user can read (``PaneFile``), in
+    /// Writes `text` to a file only the user can read (``OneUseFile``), in
     /// ``TmuxPlugin/runtimeDirectory``, for the pane to print.
     private static func writeContents(_ text: String, plugin: TmuxPlugin) -> FilePath? {
         do {
             guard let directory = plugin.runtimeDirectory else {
-                throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold it")
+                throw OneUseFileError.noRuntimeDirectory
             }
-            return try PaneFile.create(prefix: "restored-tmux-pane", contents: text + "\n", in: directory)
+            return try OneUseFile.create(prefix: "restored-tmux-pane", contents: text + "\n", in: directory)
         } catch {
             plugin.context.log("the pane's text is not shown: \(error)", level: .warning)
             return nil

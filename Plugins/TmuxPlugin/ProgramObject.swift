@@ -1,6 +1,7 @@
 import Foundation
 import RestorationKit
 import TmuxControl
+import TerminalPrograms
 
 /// The program a pane showed, when it is on the allow-list: started again
 /// in the pane's shell, with its arguments, as if typed, once every pane
@@ -9,7 +10,7 @@ import TmuxControl
 /// Which program may run is decided again at restore against the plugin's
 /// allow-list, with only the arguments ``ProgramPolicy/command(for:)``
 /// keeps, never taken from the archive (R16); the pane's shell starts it
-/// through a one-use script (``PaneProgramScript``), so that neither the
+/// through a one-use script (``ProgramScript``), so that neither the
 /// shell nor the terminal reads any of its arguments. A Neovim's own state
 /// is its child, ``EditorObject``.
 final class ProgramObject: RestorableObject, RestorationClass {

@@ -8,6 +8,7 @@ import UnitLaunching
 import SavedText
 import SystemPackage
 import TmuxControl
+import TerminalPrograms
 import SystemSupport
 
 /// The plugin's entry point: the C ABI's `restored_plugin_v1`.
@@ -246,7 +247,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// when its path holds a character a shell would read (it is typed
     /// into the pane): then no such file is written, and the panes come
     /// back without their programs and text.
-    var runtimeDirectory: FilePath? { PaneFile.directory(environment: environment) }
+    var runtimeDirectory: FilePath? { OneUseFile.directory(environment: environment) }
 
     /// How long typing the restored programs may take, all of them and
     /// every tmux call in it included.
@@ -259,19 +260,19 @@ final class TmuxPlugin: RestorationPlugin {
     /// has the pane's size (``PaneTerminal``; ``paneSizeWait`` at most for
     /// all), all within ``programTypingBudget``: the shell is given a
     /// constant line that runs a one-use script holding the arguments
-    /// (``PaneProgramScript``), never the arguments.
+    /// (``ProgramScript``), never the arguments.
     func typePrograms() {
         let start = ContinuousClock.now
         let budgetEnd = start + Self.programTypingBudget
         let sizeDeadline = start + Self.paneSizeWait
         for program in restore.pendingPrograms {
             let runner = program.runner.bounded(by: budgetEnd)
-            var script: PaneProgramScript?
+            var script: ProgramScript?
             do {
                 guard let directory = runtimeDirectory else {
-                    throw TmuxError.invalidState("no runtime directory of plain characters (XDG_RUNTIME_DIR) to hold its script")
+                    throw OneUseFileError.noRuntimeDirectory
                 }
-                script = try PaneProgramScript.write(arguments: program.arguments, in: directory)
+                script = try ProgramScript.write(arguments: program.arguments, in: directory)
                 let line = script?.typedLine ?? ""
                 let fields = try runner.run(["display-message", "-p", "-t", program.target, "#{pane_pid} #{pane_width} #{pane_height}"])
                     .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }

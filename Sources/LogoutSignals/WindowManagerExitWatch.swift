@@ -27,11 +27,6 @@ public final class WindowManagerExitWatch: Sendable {
     /// How long a restarting window manager may take to listen again.
     static let restartBudget = Duration.seconds(10)
 
-    /// The socket of the running sway or i3 (``WindowManagerConnection/socket(environment:readingRootWindow:)``).
-    public static func socket(environment: [String: String], readingRootWindow: Bool = true) -> FilePath? {
-        WindowManagerConnection.socket(environment: environment, readingRootWindow: readingRootWindow)
-    }
-
     /// Subscribes to the `shutdown` event at `socket`; throws when the
     /// window manager does not answer within `timeout` or refuses.
     public init(socket: FilePath, timeout: Duration = .seconds(1)) throws(WindowManagerIPCError) {

@@ -4,6 +4,7 @@ import LogoutSignals
 import RestoredDBus
 import Synchronization
 import SystemPackage
+import WindowManagerIPC
 
 /// What the desktop says of its end, before the apps go, followed while a
 /// desktop runs: the desktop portal's Inhibit monitor (its QUERY_END), the
@@ -80,7 +81,7 @@ final class LogoutSignalFollower: Sendable {
             reads[display, default: 0] += 1
             return reads[display, default: 0] <= Self.rootWindowLooks
         }
-        if let socket = WindowManagerExitWatch.socket(environment: all, readingRootWindow: readingRootWindow), firstAttempt("ipc " + socket.string) {
+        if let socket = WindowManagerConnection.socket(environment: all, readingRootWindow: readingRootWindow), firstAttempt("ipc " + socket.string) {
             followWindowManager(socket)
         }
         return following.load(ordering: .relaxed)

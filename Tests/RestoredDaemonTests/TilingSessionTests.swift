@@ -6,6 +6,7 @@ import RestoredTestSupport
 import SystemPackage
 import Testing
 import TmuxControl
+import TerminalPrograms
 import WindowManagerIPC
 import X11Client
 
@@ -209,6 +210,14 @@ extension TilingSessionTests {
             editor = client
             return true
         }
+        // The layout settles (foot takes its tiled size) before the user moves.
+        var size: MessagePackValue = .nil
+        try await LogindInhibitorTests.eventually {
+            let now = try editor!.call("nvim_eval", ["[&columns, &lines]"])
+            defer { size = now }
+            try await Task.sleep(for: .milliseconds(500))
+            return now == size
+        }
         _ = try editor!.call("nvim_command", [.string("call cursor(42, 3)")])
         let savedEditor = try NeovimSession.read(from: editor!)
 
@@ -225,16 +234,21 @@ extension TilingSessionTests {
         // The new window's first process is the one-use script, running nvim alone, with its state.
         var restoredSession: NeovimSession?
         var script: Int32 = 0
+        // How far the last look got, for the message when it never gets there.
+        var seen = "no foot"
         try await LogindInhibitorTests.eventually {
-            guard let footPID = units.first.flatMap({ manager.spawned[$0.name] }), let first = ProcProcess.children(of: footPID).first,
-                  let arguments = ProcProcess.commandLine(of: first), PaneProgramScript.isCommandScript(arguments),
-                  let program = ForegroundProgram.of(panePID: first), let socket = NeovimServer.sockets(ofProcess: program.pid).first,
+            guard let footPID = units.first.flatMap({ manager.spawned[$0.name] }), let first = ProcProcess.children(of: footPID).first else { return false }
+            seen = "foot's first process: \(ProcProcess.commandLine(of: first) ?? [])"
+            guard let arguments = ProcProcess.commandLine(of: first), ProgramScript.isCommandScript(arguments),
+                  let program = ForegroundProgram.of(panePID: first) else { return false }
+            seen += ", its program \(program.arguments)"
+            guard let socket = NeovimServer.sockets(ofProcess: program.pid).first,
                   let client = try? NeovimClient(socket: socket, timeout: .seconds(10)), let session = try? NeovimSession.read(from: client) else { return false }
             script = first
             restoredSession = session
             return session == savedEditor
         }
-        #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
+        #expect(restoredSession == savedEditor, "\(seen); saved \(savedEditor), restored \(String(describing: restoredSession)); \(environment.wholeLog("restored.log"))")
         #expect(ProcProcess.directory(of: script) == directory)
         // Saved again, the window is still one that runs its program alone.
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])

@@ -9,6 +9,7 @@ import SystemPackage
 import SystemSupport
 import Testing
 import TmuxControl
+import TerminalPrograms
 
 /// The tmux plugin in the real daemon, against real tmux servers on private
 /// sockets (`TMUX_TMPDIR` of the test), with the user manager played by

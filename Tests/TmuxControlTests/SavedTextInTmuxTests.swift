@@ -4,6 +4,7 @@ import SavedText
 import SystemPackage
 import Testing
 import TmuxControl
+import TerminalPrograms
 
 /// How saved strings reach tmux and the pane's shell: as literals, checked
 /// against what tmux writes, never read as code (the README's "Security").
@@ -83,7 +84,7 @@ import TmuxControl
         ]
         // The program records its argv, one NUL-terminated argument each.
         let arguments = ["/bin/sh", "-c", "printf '%s\\0' \"$@\" > '\(output)'", "sh"] + hostile
-        let script = try PaneProgramScript.write(arguments: arguments, in: FilePath(directory.path))
+        let script = try ProgramScript.write(arguments: arguments, in: FilePath(directory.path))
         #expect(script.typedLine == " /bin/sh \(script.path.string)")
         #expect(SavedText.isTypable(script.path.string))
         var status = stat()
@@ -97,8 +98,8 @@ import TmuxControl
         // One use: it removed itself.
         #expect(!FileManager.default.fileExists(atPath: script.path.string))
         // A directory a shell would read is refused, as is a NUL byte.
-        #expect(throws: TmuxError.self) { try PaneProgramScript.write(arguments: ["nvim"], in: FilePath(directory.path + "/a b")) }
-        #expect(throws: TmuxError.self) { try PaneProgramScript.write(arguments: ["nvim", "a\0b"], in: FilePath(directory.path)) }
+        #expect(throws: OneUseFileError.unsafeDirectory(FilePath(directory.path + "/a b"))) { try ProgramScript.write(arguments: ["nvim"], in: FilePath(directory.path + "/a b")) }
+        #expect(throws: OneUseFileError.invalidCommandLine) { try ProgramScript.write(arguments: ["nvim", "a\0b"], in: FilePath(directory.path)) }
     }
 
     @Test("The policy drops arguments with control characters, keeps an editor's `scheme:`-like name a file name, and restarts a remote shell only to a plain destination")

@@ -4,6 +4,7 @@ import RestoredTestSupport
 import SystemPackage
 import Testing
 import TmuxControl
+import TerminalPrograms
 
 /// Reading tmux servers: a real tmux on private sockets (`TMUX_TMPDIR` of
 /// the test), and hostile output.

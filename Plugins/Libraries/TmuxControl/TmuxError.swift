@@ -17,13 +17,6 @@ public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
     case commandFailed(socket: FilePath, command: String, message: String)
     /// tmux printed output that cannot be read as what was asked for.
     case unreadableOutput(socket: FilePath, detail: String)
-    /// A file for a pane is not written in a directory whose path a shell
-    /// would read.
-    case unsafeDirectory(FilePath)
-    /// A file for a pane could not be written.
-    case cannotWrite(FilePath, Errno)
-    /// A pane's program has no command line to start, or one with a NUL byte.
-    case invalidCommandLine
     /// The tmux server did not answer in its time after it was started.
     case serverDidNotStart(name: String, within: Duration)
     /// Saved or restored state the plugin cannot use, and why.
@@ -37,9 +30,6 @@ public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noServer(let socket): "tmux on \(socket): no server running"
         case .commandFailed(let socket, let command, let message): "tmux on \(socket): \(command): \(message)"
         case .unreadableOutput(let socket, let detail): "tmux on \(socket) printed \(detail)"
-        case .unsafeDirectory(let directory): "\(directory) holds characters a shell would read; no file for a pane is written there"
-        case .cannotWrite(let path, let errno): "cannot write \(path): \(errno)"
-        case .invalidCommandLine: "no command line to start, or one holding a NUL byte"
         case .serverDidNotStart(let name, let limit): "the tmux server \(name) did not come up within \(limit)"
         case .invalidState(let why): why
         }

@@ -11,12 +11,12 @@ public import SystemPackage
 /// ends the typed line, so that the rest of the name runs as a command.
 /// Instead the arguments go into a one-use script for `/bin/sh`, each one
 /// quoted for that shell alone (``SavedText/shellQuoted(_:)``), in a file
-/// only the user can read (``PaneFile``, in `$XDG_RUNTIME_DIR`); what is typed is constant, ` /bin/sh PATH`, with a
+/// only the user can read (``OneUseFile``, in `$XDG_RUNTIME_DIR`); what is typed is constant, ` /bin/sh PATH`, with a
 /// leading blank so that shells configured to do so keep it out of their
 /// history. The script removes itself and `exec`s the program, which so
 /// becomes a job of the pane's shell as if typed: job control, the
 /// shell's environment, and the shell again when it quits.
-public struct PaneProgramScript: Sendable {
+public struct ProgramScript: Sendable {
     /// The script's path.
     public let path: FilePath
 
@@ -63,7 +63,7 @@ public struct PaneProgramScript: Sendable {
     /// tmux pane's shell, or (`forTerminal`) run by a terminal window
     /// instead of its shell, then the user's shell (or, `alone`, nothing:
     /// the window closes with the program).
-    public static func write(arguments: [String], in directory: FilePath, forTerminal: Bool = false, alone: Bool = false) throws(TmuxError) -> PaneProgramScript {
+    public static func write(arguments: [String], in directory: FilePath, forTerminal: Bool = false, alone: Bool = false) throws(OneUseFileError) -> ProgramScript {
         guard !arguments.isEmpty, arguments.allSatisfy({ !$0.contains("\0") }) else {
             throw .invalidCommandLine
         }
@@ -72,6 +72,6 @@ public struct PaneProgramScript: Sendable {
         case (true, false): (terminalText(for: arguments), "restored-terminal-program")
         case (true, true): (commandText(for: arguments), commandPrefix)
         }
-        return PaneProgramScript(path: try PaneFile.create(prefix: prefix, contents: text, in: directory))
+        return ProgramScript(path: try OneUseFile.create(prefix: prefix, contents: text, in: directory))
     }
 }

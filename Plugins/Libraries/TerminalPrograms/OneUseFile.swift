@@ -3,13 +3,14 @@ import SavedText
 import SystemSupport
 public import SystemPackage
 
-/// A file the tmux plugin writes for one restored pane to read once (its
-/// program's script, its text, which may hold secrets): created with its
+/// A file a plugin writes for one restored tmux pane or terminal window to
+/// read once (its program's script, a pane's text, which may hold
+/// secrets): created with its
 /// mode in the one `open` (`O_CREAT | O_EXCL | O_NOFOLLOW`, 0600), so no
 /// other user ever may read it, under a random name in a directory whose
 /// path no shell reads, so that the path can be typed or put into a
 /// command as it is. A file that cannot be written whole is removed.
-public enum PaneFile {
+public enum OneUseFile {
     /// Where such files go for `environment`: `$XDG_RUNTIME_DIR`, which
     /// only the user can enter and which goes with their session; nil
     /// without one, or when its path holds a character a shell would read
@@ -22,7 +23,7 @@ public enum PaneFile {
 
     /// Creates `directory/PREFIX-RANDOM` holding `contents` and returns its
     /// path; `directory` must be absolute and ``SavedText/isTypable(_:)``.
-    public static func create(prefix: String, contents: String, in directory: FilePath) throws(TmuxError) -> FilePath {
+    public static func create(prefix: String, contents: String, in directory: FilePath) throws(OneUseFileError) -> FilePath {
         guard directory.isAbsolute, SavedText.isTypable(directory.string) else {
             throw .unsafeDirectory(directory)
         }
