@@ -9,7 +9,12 @@ import X11Client
 /// container (`[con_id=N]`), as a user's binding would send them.
 ///
 /// A window's process is in sway's tree; i3's names the X window, whose
-/// `_NET_WM_PID` says it. Saved names reach a command only inside double
+/// `_NET_WM_PID` says it. A window whose output is gone (an undocked
+/// laptop) goes to the primary output (i3), the focused one (sway), or the
+/// first active one, its floating frame moved and shrunk inside it. A
+/// floating frame is given relative to its output (`move position`): an
+/// absolute one would take the window to the workspace shown there, away
+/// from its own when that one is not shown. Saved names reach a command only inside double
 /// quotes and only when they hold no quote, backslash or control
 /// character: a name that does not is not used, and the window stays
 /// where the window manager put it.
@@ -44,25 +49,48 @@ struct TilingWindowPlacer: WindowPlacer {
         }
     }
 
-    func move(_ id: UInt64, to place: SavedWindow) -> Bool {
+    func move(_ id: UInt64, to saved: SavedWindow) -> Bool {
         let target = "[con_id=\(id)]"
-        var commands: [String] = []
-        if let workspace = place.workspace.flatMap(WindowManagerCommand.quoted) {
+        var place = saved
+        // The saved output, or the one that takes its windows while it is
+        // gone; a floating frame is given relative to it (an absolute
+        // position would move the window to the workspace shown there).
+        var origin = (x: 0, y: 0)
+        if let outputs = try? connection.outputs(), let output = WindowManagerOutput.destination(for: saved.output, among: outputs) {
+            if output.name != saved.output {
+                place.output = output.name
+                if saved.floating == true {
+                    let frame = output.fitting([saved.x, saved.y, saved.width, saved.height])
+                    (place.x, place.y, place.width, place.height) = (frame[0], frame[1], frame[2], frame[3])
+                }
+            }
+            origin = (output.rect[0], output.rect[1])
+        }
+        // Whether each step the window needed went through. sway moves a
+        // floating window it positions to the workspace shown on its
+        // output, so there its frame comes first, then its own workspace (a
+        // floating window keeps its place moving to another workspace of
+        // its output); i3 keeps a window's workspace, and takes a frame
+        // best once the window is on it.
+        var steps: [Bool] = []
+        let frameFirst = (try? connection.isSway()) ?? false
+        let toWorkspace = { () -> Bool in
+            guard let workspace = place.workspace.flatMap(WindowManagerCommand.quoted) else { return true }
             // A workspace that does not exist yet opens on the output it was on.
             if let output = place.output.flatMap(WindowManagerCommand.quoted) { _ = try? connection.run("workspace \(workspace) output \(output)") }
-            commands.append("\(target) move container to workspace \(workspace)")
+            return (try? connection.run("\(target) move container to workspace \(workspace)")) != nil
         }
+        if !frameFirst { steps.append(toWorkspace()) }
         if place.floating == true {
             // Its size first: resizing a floating window moves it.
-            commands.append("\(target) floating enable")
-            commands.append("\(target) resize set \(max(place.width, 1)) px \(max(place.height, 1)) px")
-            commands.append("\(target) move absolute position \(place.x) px \(place.y) px")
+            let floating = ["floating enable", "resize set \(max(place.width, 1)) px \(max(place.height, 1)) px", "move position \(place.x - origin.x) px \(place.y - origin.y) px"]
+            let placed = floating.allSatisfy { (try? connection.run("\(target) \($0)")) != nil }
+            if placed { settleFloatingFrame(of: id, at: place, origin: origin) }
+            steps.append(placed)
         }
-        if place.fullscreen { commands.append("\(target) fullscreen enable") }
-        var moved = !commands.isEmpty
-        for command in commands where (try? connection.run(command)) == nil { moved = false }
-        if moved, place.floating == true { settleFloatingFrame(of: id, at: place) }
-        return moved
+        if frameFirst { steps.append(toWorkspace()) }
+        if place.fullscreen { steps.append((try? connection.run("\(target) fullscreen enable")) != nil) }
+        return place.workspace != nil || place.floating == true || place.fullscreen ? steps.allSatisfy { $0 } : false
     }
 
     /// The frame a window manager reports and the one its commands take
@@ -71,7 +99,7 @@ struct TilingWindowPlacer: WindowPlacer {
     /// size it was first given: the frame is looked at again for a second,
     /// and the commands sent again, corrected by what they missed, while it
     /// differs.
-    private func settleFloatingFrame(of id: UInt64, at place: SavedWindow) {
+    private func settleFloatingFrame(of id: UInt64, at place: SavedWindow, origin: (x: Int, y: Int)) {
         let target = "[con_id=\(id)]"
         let wanted = [place.x, place.y, max(place.width, 1), max(place.height, 1)]
         var commanded = wanted
@@ -80,7 +108,7 @@ struct TilingWindowPlacer: WindowPlacer {
             guard let window = (try? connection.tree())?.windows.first(where: { UInt64($0.id) == id }), window.frame != wanted else { return }
             commanded = zip(commanded, zip(wanted, window.frame)).map { $0 + $1.0 - $1.1 }
             _ = try? connection.run("\(target) resize set \(max(commanded[2], 1)) px \(max(commanded[3], 1)) px")
-            _ = try? connection.run("\(target) move absolute position \(commanded[0]) px \(commanded[1]) px")
+            _ = try? connection.run("\(target) move position \(commanded[0] - origin.x) px \(commanded[1] - origin.y) px")
         }
     }
 }

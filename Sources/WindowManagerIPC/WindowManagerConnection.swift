@@ -102,6 +102,24 @@ public final class WindowManagerConnection {
         if let failed = outcomes.first(where: { !$0.success }) { throw .commandFailed(failed.error ?? "no reason given") }
     }
 
+    /// Whether the window manager is sway (its `GET_VERSION` says
+    /// `variant: sway`), not i3.
+    public func isSway() throws(WindowManagerIPCError) -> Bool {
+        struct Version: Decodable { var variant: String? }
+        let reply = try request(WindowManagerIPC.getVersion)
+        return (try? JSONDecoder().decode(Version.self, from: Data(reply)))?.variant == "sway"
+    }
+
+    /// The window manager's outputs, active or not.
+    public func outputs() throws(WindowManagerIPCError) -> [WindowManagerOutput] {
+        let reply = try request(WindowManagerIPC.getOutputs)
+        do {
+            return try JSONDecoder().decode([WindowManagerOutput].self, from: Data(reply))
+        } catch {
+            throw .unreadableReply("outputs that cannot be read (\(error))")
+        }
+    }
+
     /// The window manager's tree of outputs, workspaces and windows.
     public func tree() throws(WindowManagerIPCError) -> WindowTree {
         let reply = try request(WindowManagerIPC.getTree)

@@ -10,6 +10,10 @@ public enum WindowManagerIPC {
     public static let runCommand: UInt32 = 0
     /// The type of a `SUBSCRIBE` request and its reply.
     public static let subscribe: UInt32 = 2
+    /// The type of a `GET_OUTPUTS` request and its reply.
+    public static let getOutputs: UInt32 = 3
+    /// The type of a `GET_VERSION` request and its reply.
+    public static let getVersion: UInt32 = 7
     /// The type of a `GET_TREE` request and its reply.
     public static let getTree: UInt32 = 4
     /// The type of the `shutdown` event (event 6, high bit set): i3 and sway
