@@ -74,6 +74,8 @@ struct DesktopApps: Sendable {
     /// app's queue (a save asked for afterwards runs after it) and
     /// reported when done.
     func started(_ desktop: Desktop, trigger: ActivityTrigger) {
+        // The save at the last desktop's end speaks for that desktop only.
+        saves.forgetSessionEndSave()
         let variables = newVariables(desktop.variables)
         let deadline = ContinuousClock.now + walkTimeout
         for host in graphical {

@@ -85,7 +85,7 @@ final class SaveCoordinator: Sendable {
     /// its answer in time, while the saves still running go on until the
     /// budget's end. A second word of the same end (XSMP after the
     /// portal) starts no second save: it waits for the one under way, within
-    /// its own time.
+    /// its own time, or finds it done.
     /// `evenAwaitingDesktop`: the save at a desktop's end, whose apps are
     /// already marked to wait for the next one.
     func saveForSessionEnd(
@@ -93,7 +93,12 @@ final class SaveCoordinator: Sendable {
     ) async {
         let deadline = asked + budget
         let answer = answerWithin.map { min(asked + $0, deadline) } ?? deadline
-        if let running = sessionEnd.withLock({ $0?.work }) {
+        let earlier = sessionEnd.withLock { end in end.map { ($0.began, $0.work) } }
+        if let (began, running) = earlier, began.duration(to: .now) < Self.sessionEndSaveTrust {
+            guard let running else {
+                logger.info("the session ends (\(source)): every app was saved at this logout moments ago")
+                return
+            }
             logger.info("the session ends (\(source)): the save at this logout is under way; answering once it is done")
             _ = await Deadline.race(deadline: answer) { await running.value }
             return
