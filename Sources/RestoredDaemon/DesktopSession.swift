@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import RestoredDBus
 import Synchronization
 import SystemSupport
 
@@ -173,14 +174,15 @@ actor DesktopSession {
     /// `budget`), or at once when the session no longer runs.
     nonisolated func ending(source: String, budget: Duration, answerWithin: Duration?) async {
         let asked = ContinuousClock.now
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = Answer(continuation)
-            let answered: @Sendable () -> Void = { once.resume() }
-            let signal = Signal.ending(source: source, asked: asked, budget: budget, answerWithin: answerWithin, answered: answered)
-            if case .terminated = input.yield(signal) {
-                answered()
-            }
+        // Answered once handled; a signal dropped unhandled (the session's
+        // task cancelled) is answered when its budget is over.
+        let (answer, answering) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingOldest(1))
+        let signal = Signal.ending(source: source, asked: asked, budget: budget, answerWithin: answerWithin) {
+            answering.yield()
+            answering.finish()
         }
+        if case .terminated = input.yield(signal) { return }
+        _ = await answer.first(within: budget + .seconds(1)) { $0 }
     }
 
     /// Takes the desktop found at restored's start (its apps were restored
@@ -413,15 +415,6 @@ actor DesktopSession {
                 input.yield(.look("settle", settling: false))
             }
         }
-    }
-
-    /// A continuation resumed once, whoever answers first, and at the
-    /// latest when the signal carrying it is dropped unhandled.
-    private final class Answer: Sendable {
-        private let continuation: Mutex<CheckedContinuation<Void, Never>?>
-        init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Mutex(continuation) }
-        func resume() { continuation.withLock { $0.take() }?.resume() }
-        deinit { resume() }
     }
 
     private func publish() {
