@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Logging
 import RestoredDBus
 import Synchronization
@@ -125,8 +126,9 @@ actor DesktopSession {
         started: { _, _ in }, ending: { _, _, _, _ in }, cancelled: {}, ended: { _, _, _ in }, variables: { _ in false }
     )
     private let logger: Logger
-    /// What restored's start was: a recovery's first desktop found without
-    /// an event is the one that ran before, live.
+    /// What restored's start was: a recovery's first desktop, found
+    /// without an event and on a display whose socket is older than
+    /// restored, is the one that ran before, live.
     private let startTrigger: ActivityTrigger
     private let signals: AsyncStream<Signal>
     private let input: AsyncStream<Signal>.Continuation
@@ -139,6 +141,9 @@ actor DesktopSession {
     /// Whether a display or the target started, or logind's state of the
     /// user changed, since restored started: a desktop found after that is new.
     private var sawEvent = false
+    /// When restored started, on the clock file times are on: a display
+    /// whose socket is younger came after it (even before its watch began).
+    private let started = Date()
     /// The display of the desktop that ended, while its server runs on:
     /// it is no new desktop until its socket is made again or the target starts.
     private var endedDisplay: String?
@@ -303,7 +308,8 @@ actor DesktopSession {
             // The display of the desktop that ended is no new desktop until
             // its server starts again (its socket made anew) or the target does.
             if let display = found.display, display == endedDisplay { return }
-            let trigger: ActivityTrigger = startTrigger == .recovery && !sawEvent ? .recovery : .login
+            let new = sawEvent || found.display.map { Self.socketMade(of: $0, runtimeDirectory: probe.runtimeDirectory, after: started) } == true
+            let trigger: ActivityTrigger = startTrigger == .recovery && !new ? .recovery : .login
             let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: why)
             await enter(desktop, restoring: trigger)
         case .running:
@@ -389,6 +395,25 @@ actor DesktopSession {
         publish()
         logger.info("the desktop on \(ended.description) ended: \(reason)")
         await actions.ended(ended, reason, savedAtEnding)
+    }
+
+    /// Whether the socket of `display` (`:0` in `/tmp/.X11-unix`, a Wayland
+    /// name in `runtimeDirectory`, or a path) was made after `date`.
+    static func socketMade(of display: String, runtimeDirectory: String?, after date: Date) -> Bool {
+        let path: String
+        if display.hasPrefix(":") {
+            path = DisplaySocketWatch.x11Directory + "/X" + display.dropFirst().prefix { $0.isNumber }
+        } else if display.hasPrefix("/") {
+            path = display
+        } else if let runtimeDirectory {
+            path = runtimeDirectory + "/" + display
+        } else {
+            return false
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let made = Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9)
+        return made > date
     }
 
     /// Whether the display `name` a socket event gives (`wayland-1`, `:0`)

@@ -395,7 +395,7 @@ import TmuxControl
         try await second.end()
     }
 
-    @Test("R6, R7: i3 started from a console twice in one login (DISPLAY imported into the manager, no session target): i3's exit saves the session's apps, the X server's end ends the desktop, and the next i3's desktop gets the xterm back in its directory; the login's mark stays, so tmux is never started twice", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    @Test("R6, R7: i3 started from a console twice in one login (DISPLAY imported into the manager, no session target): i3's exit saves the session's apps, the X server's end ends the desktop, restored crashing between the desktops is a recovery, and the next i3's desktop gets the xterm back in its directory; the login's mark stays, so tmux is never started twice", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func consoleWindowManagerTwice() async throws {
         let xtermLock = try await SharedTestLock.acquire("xterm")
         defer { xtermLock.release() }
@@ -444,6 +444,20 @@ import TmuxControl
         try await Task.sleep(for: .seconds(5))
         #expect(!log().contains("org.restored.Session declined"), "\(log())")
 
+        // restored crashes between the desktops; Restart=on-failure starts it
+        // again inside the login: a recovery, which starts no second tmux server.
+        let mainPID = { () async throws -> Int32 in
+            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let crashed = try await mainPID()
+        kill(crashed, SIGKILL)
+        try await LogindInhibitorTests.eventually(within: .seconds(20)) {
+            let now = (try? await mainPID()) ?? 0
+            return now != 0 && now != crashed && log().contains("restored started again during the login")
+        }
+        let tmuxServers = { manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("tmux") == true }.count }
+        let serversBefore = tmuxServers()
+
         // startx again.
         let (second, i3Again) = try await startx("2")
         defer { i3Again.stop() }
@@ -452,6 +466,8 @@ import TmuxControl
         try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("org.restored.Session: restore at login: restored") }
         // tmux followed the login, not the desktops: one server, never restored again.
         #expect(!log().contains("org.restored.Tmux: restore at login: restored"), "\(log())")
+        #expect(log().contains("org.restored.Tmux: restore at recovery: live"), "\(log())")
+        #expect(tmuxServers() == serversBefore)
         for (pid, _) in Self.xterms(of: manager, on: second.display.display) { kill(pid, SIGTERM) }
     }
 }
