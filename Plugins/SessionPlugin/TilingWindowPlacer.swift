@@ -96,16 +96,25 @@ struct TilingWindowPlacer: WindowPlacer {
     /// The frame a window manager reports and the one its commands take
     /// may differ by its decorations (i3 and sway count the title bar
     /// differently), and a window that has just mapped may still commit the
-    /// size it was first given: the frame is looked at again for a second,
-    /// and the commands sent again, corrected by what they missed, while it
-    /// differs.
+    /// size it was first given, late on a loaded machine: the frame is
+    /// looked at again, 200 ms apart, and the commands sent again,
+    /// corrected by what they missed, until it has held for 1 s (3 s at
+    /// most, so that a restore of many floating windows stays within its
+    /// budget).
     private func settleFloatingFrame(of id: UInt64, at place: SavedWindow, origin: (x: Int, y: Int)) {
         let target = "[con_id=\(id)]"
         let wanted = [place.x, place.y, max(place.width, 1), max(place.height, 1)]
         var commanded = wanted
-        for _ in 0 ..< 5 {
+        var held = 0
+        for _ in 0 ..< 15 {
             usleep(200_000)
-            guard let window = (try? connection.tree())?.windows.first(where: { UInt64($0.id) == id }), window.frame != wanted else { return }
+            guard let window = (try? connection.tree())?.windows.first(where: { UInt64($0.id) == id }) else { return }
+            if window.frame == wanted {
+                held += 1
+                if held == 5 { return }
+                continue
+            }
+            held = 0
             commanded = zip(commanded, zip(wanted, window.frame)).map { $0 + $1.0 - $1.1 }
             _ = try? connection.run("\(target) resize set \(max(commanded[2], 1)) px \(max(commanded[3], 1)) px")
             _ = try? connection.run("\(target) move position \(commanded[0] - origin.x) px \(commanded[1] - origin.y) px")

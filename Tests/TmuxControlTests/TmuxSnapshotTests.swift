@@ -155,7 +155,8 @@ import TerminalPrograms
         // tmux tells the pty a little later (a hang guard, not a speed requirement).
         let deadline = ContinuousClock.now + .seconds(20)
         var size = PaneTerminal.size(ofPanePID: fields[0])
-        while let current = size, current != (Int(fields[1]), Int(fields[2])), ContinuousClock.now < deadline {
+        // (A look may find no size for a moment: it is looked at again.)
+        while size.map({ $0 != (Int(fields[1]), Int(fields[2])) }) ?? true, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
             size = PaneTerminal.size(ofPanePID: fields[0])
         }
