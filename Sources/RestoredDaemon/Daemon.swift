@@ -166,7 +166,7 @@ public final class Daemon: Service {
         }
         await jobsEnded
 
-        await saveBeforeStopping(saves, probe: SessionEndProbe(sessionBus: session, systemBus: configuration.systemBus))
+        await saveBeforeStopping(saves, probe: SessionEndProbe(sessionBus: session, systemBus: system))
         registry.stopAll()
         await inhibitor?.release()
     }

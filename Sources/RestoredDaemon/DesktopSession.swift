@@ -4,6 +4,7 @@ import Logging
 import RestoredDBus
 import Synchronization
 import SystemSupport
+import X11Client
 
 /// The desktops of one login, one after the other: whether one is there,
 /// which, since when, and what ended the last.
@@ -401,8 +402,8 @@ actor DesktopSession {
     /// name in `runtimeDirectory`, or a path) was made after `date`.
     static func socketMade(of display: String, runtimeDirectory: String?, after date: Date) -> Bool {
         let path: String
-        if display.hasPrefix(":") {
-            path = DisplaySocketWatch.x11Directory + "/X" + display.dropFirst().prefix { $0.isNumber }
+        if let x11 = X11Display(display) {
+            path = x11.socketPath
         } else if display.hasPrefix("/") {
             path = display
         } else if let runtimeDirectory {

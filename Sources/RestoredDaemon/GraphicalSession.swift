@@ -1,6 +1,7 @@
 import RestoredDBus
 import SystemPackage
 import UnixSocket
+import X11Client
 import SystemSupport
 
 /// Whether the desktop is there for the apps of the graphical session, and
@@ -74,12 +75,11 @@ struct GraphicalSession: Sendable {
             if let path, accepts(FilePath(path)) { return wayland }
         }
         guard let name = variables["DISPLAY"], !name.isEmpty else { return nil }
-        var display = name
-        if display.hasPrefix("unix:") { display.removeFirst(4) }
-        guard display.hasPrefix(":") else { return name }
-        let number = display.dropFirst().prefix { $0.isNumber }
-        guard !number.isEmpty else { return nil }
-        return accepts(FilePath("/tmp/.X11-unix/X" + number)) ? ":" + number : nil
+        guard let x11 = X11Display(name) else {
+            // Another host's display cannot be checked from here; a local name that does not read is none.
+            return name.hasPrefix(":") || name.hasPrefix("unix:") ? nil : name
+        }
+        return accepts(FilePath(x11.socketPath)) ? ":\(x11.number)" : nil
     }
 
     private static func accepts(_ socket: FilePath) -> Bool {

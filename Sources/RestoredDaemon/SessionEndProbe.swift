@@ -19,8 +19,9 @@ struct SessionEndProbe: Sendable {
 
     /// The bus of the user manager (the session bus).
     let sessionBus: DBusConnection
-    /// Where logind is.
-    let systemBus: DBusConnection.Bus
+    /// The daemon's connection to the system bus, where logind is; nil
+    /// when the system bus was not reachable at start.
+    let systemBus: DBusConnection?
 
     /// What says the session ends (`the user manager is stopping`), or nil
     /// when nothing does or nothing answers within a second.
@@ -53,8 +54,7 @@ struct SessionEndProbe: Sendable {
 
     /// The user's state and whether the machine is shutting down.
     private func logindState() async -> (user: String?, shuttingDown: Bool) {
-        guard let system = try? await DBusConnection.connect(to: systemBus) else { return (nil, false) }
-        defer { system.close() }
+        guard let system = systemBus else { return (nil, false) }
         async let shutdown = system.call(
             destination: "org.freedesktop.login1", path: "/org/freedesktop/login1", interface: "org.freedesktop.DBus.Properties",
             member: "Get", arguments: [.string("org.freedesktop.login1.Manager"), .string("PreparingForShutdown")], timeout: Self.answerBudget
