@@ -103,19 +103,20 @@ struct TerminalShells {
         // Each window's first process, and what it runs: a shell (its
         // foreground job the program), or a program alone (itself, or the
         // job of the one-use script a restore started it with).
-        var found: [(start: UInt64, pid: Int32, alone: Bool)] = []
+        // (`program`: the arguments of a program that is the window's first process itself.)
+        var found: [(start: UInt64, pid: Int32, alone: Bool, program: [String]?)] = []
         while !queue.isEmpty {
             let child = queue.removeFirst()
             guard let arguments = ProcProcess.commandLine(of: child, proc: proc), let first = arguments.first else { continue }
             let name = ForegroundProgram.baseName(first)
             if ForegroundProgram.shells.contains(name) {
-                found.append((ProcProcess.startTime(of: child, proc: proc), child, ProgramScript.isCommandScript(arguments)))
+                found.append((ProcProcess.startTime(of: child, proc: proc), child, ProgramScript.isCommandScript(arguments), nil))
             } else if name == "tmux" {
                 // A window running tmux itself (`kitty tmux`, `alacritty -e tmux`).
                 tmuxWindows += 1
             } else if Self.leadsTerminalSession(child, proc: proc) {
                 // A window started with a program, no shell (`foot nvim FILE`).
-                found.append((ProcProcess.startTime(of: child, proc: proc), child, true))
+                found.append((ProcProcess.startTime(of: child, proc: proc), child, true, arguments))
             } else {
                 // A terminal's helper process (gnome-terminal-server's own children, a multiplexing server): look below it.
                 queue += ProcProcess.children(of: child, proc: proc)
@@ -123,12 +124,7 @@ struct TerminalShells {
         }
         for window in found.sorted(by: { ($0.start, $0.pid) < ($1.start, $1.pid) }) {
             guard let directory = ProcProcess.directory(of: window.pid, proc: proc) else { continue }
-            let foreground: ForegroundProgram? = if window.alone, let arguments = ProcProcess.commandLine(of: window.pid, proc: proc),
-                                                   !ProgramScript.isCommandScript(arguments) {
-                ForegroundProgram(arguments: arguments, pid: window.pid)
-            } else {
-                ForegroundProgram.of(panePID: window.pid, proc: proc)
-            }
+            let foreground = window.program.map { ForegroundProgram(arguments: $0, pid: window.pid) } ?? ForegroundProgram.of(panePID: window.pid, proc: proc)
             if let shell = Shell(directory: directory, foreground: foreground, alone: window.alone, policy: policy, readEditor: readEditor) {
                 shells.append(shell)
             } else {
