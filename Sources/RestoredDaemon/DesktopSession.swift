@@ -150,8 +150,6 @@ actor DesktopSession {
     private var endedDisplay: String?
     /// Whether the running desktop's session manager or window manager is followed.
     private var channelFollowed = false
-    /// When the last desktop ended.
-    private var lastEndAt: ContinuousClock.Instant?
     /// When the running desktop said it ends.
     private var endingSince: ContinuousClock.Instant?
     /// How long a desktop that said it ends may keep its display before
@@ -277,12 +275,8 @@ actor DesktopSession {
             await actions.ending(source, asked, budget, answerWithin)
             return
         case .none:
-            // No desktop runs: a late word of the one that just ended (saved
-            // at its end), or a logout before any desktop was seen.
-            if let ended = lastEndAt, ended.duration(to: .now) < SaveCoordinator.sessionEndSaveTrust {
-                logger.info("the session ends (\(source)): every app was saved at the desktop's end moments ago")
-                return
-            }
+            // No desktop runs: a late word of the one that just ended (the
+            // save at its end answers it), or a logout before any desktop was seen.
             await actions.ending(source, asked, budget, answerWithin)
             return
         case .running:
@@ -391,7 +385,6 @@ actor DesktopSession {
         desktop = nil
         phase = .none
         endedDisplay = ended.display
-        lastEndAt = .now
         published.withLock { $0.lastEnd = End(reason: reason, time: Date()) }
         publish()
         logger.info("the desktop on \(ended.description) ended: \(reason)")
