@@ -40,7 +40,7 @@ final class DisplaySocketWatch: @unchecked Sendable {
     init?(runtimeDirectory: String?, problem: (String) -> Void, changed: @escaping @Sendable (Change) -> Void) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard descriptor >= 0 else {
-            problem("cannot watch display sockets: inotify_init1: \(String(cString: strerror(errno)))")
+            problem("cannot watch display sockets (inotify_init1: \(String(cString: strerror(errno)))); a desktop that starts no graphical-session.target is found only within two minutes of restored's start; raise fs.inotify.max_user_instances if it is used up, then restart restored")
             return nil
         }
         var directories: [Int32: Bool] = [:]
@@ -50,7 +50,7 @@ final class DisplaySocketWatch: @unchecked Sendable {
             if watch >= 0 {
                 directories[watch] = holdsX
             } else {
-                problem("cannot watch \(path) for displays: \(String(cString: strerror(errno)))")
+                problem("cannot watch \(path) for displays (\(String(cString: strerror(errno)))); its displays are found by the user manager's signals alone")
             }
         }
         guard !directories.isEmpty else {
