@@ -273,6 +273,8 @@ import TerminalPrograms
         defer { second.close() }
         #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "keep\n", "\(environment.log("restored-2.log"))")
         _ = try server.run(["kill-server"])
+        // The server may still be going when kill-server returns: the user's quit is done once it answers no more.
+        try await LogindInhibitorTests.eventually { (try? server.run(["list-sessions"])) == nil }
         #expect(try await second.call("Save", [.strings([Self.appID])]) == [.uint32(0)])
         #expect(try await second.apps()[Self.appID]?["LastOutcome"] == .string("declined"))
         #expect(try await second.apps()[Self.appID]?["HasArchive"] == .boolean(false))
