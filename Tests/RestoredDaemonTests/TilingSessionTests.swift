@@ -104,13 +104,16 @@ import X11Client
             editor = (program.pid, client)
             return true
         }
-        // The layout settles (foot takes its new size) before the user splits.
+        // The layout settles (foot takes its new size) before the user splits:
+        // the same size on four looks, 2 s (sway's retiling comes late on a loaded machine).
         var size: MessagePackValue = .nil
+        var held = 0
         try await LogindInhibitorTests.eventually {
             let now = try editor!.client.call("nvim_eval", ["[&columns, &lines]"])
             defer { size = now }
             try await Task.sleep(for: .milliseconds(500))
-            return now == size
+            held = now == size ? held + 1 : 0
+            return held >= 4
         }
         for command in ["vsplit \(editorDirectory)/b.txt", "call cursor(3, 2)", "wincmd l", "call cursor(120, 4)"] {
             _ = try editor!.client.call("nvim_command", [.string(command)])
