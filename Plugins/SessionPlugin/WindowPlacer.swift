@@ -14,6 +14,15 @@ protocol WindowPlacer {
     func windows() -> [PlacedWindow]?
     /// Moves window `id` to `place`; false when the window manager refused.
     func move(_ id: UInt64, to place: SavedWindow) -> Bool
+    /// Looks once at the windows moved whose place the window manager
+    /// may not have taken yet, and asks again for what they missed; false
+    /// once every one has held its place.
+    func settle() -> Bool
+}
+
+extension WindowPlacer {
+    /// A window manager that takes a place as it is asked has nothing to settle.
+    func settle() -> Bool { false }
 }
 
 /// A window a placer found: its id (the placer's own), its process, where it is.
@@ -43,11 +52,16 @@ extension WindowPlacer {
         Set((windows() ?? []).map(\.id))
     }
 
+    /// How long the places of windows moved are looked at, at least,
+    /// after the last was moved, past the placement's deadline.
+    static var settlingAfterLastMove: Duration { .seconds(3) }
+
     /// Places, for each launch in `launches` (in launch order: the entry's
     /// file and the places its instance's windows had), the windows that
     /// launch made once they map: a window is a launch's when its process
     /// was started from that entry (`GIO_LAUNCHED_DESKTOP_FILE`) and was not
-    /// there before (`before`). Gives up at `deadline`.
+    /// there before (`before`), and their places are looked at until they
+    /// hold (``settle()``). Gives up at `deadline`.
     func place(_ launches: [(entryPath: String, places: [SavedWindow])], before: Set<UInt64>, deadline: ContinuousClock.Instant) -> Int {
         var waiting = launches.filter { !$0.places.isEmpty }
         var placed = 0
@@ -56,8 +70,9 @@ extension WindowPlacer {
         // placement (it does not change while the process lives), never in
         // the sort or the filters below.
         var processes: [Int32: (start: UInt64, launchedFile: String?)] = [:]
-        while !waiting.isEmpty {
-            let windows = (windows() ?? []).filter { !used.contains($0.id) && $0.pid != nil }
+        var lastMove = ContinuousClock.now
+        while true {
+            let windows = waiting.isEmpty ? [] : (windows() ?? []).filter { !used.contains($0.id) && $0.pid != nil }
             for pid in Set(windows.compactMap(\.pid)) where processes[pid] == nil {
                 processes[pid] = (ProcProcess.startTime(of: pid), launchedFile(of: pid))
             }
@@ -73,10 +88,13 @@ extension WindowPlacer {
                 // All windows of that process are this launch's.
                 let windows = mine.filter { $0.pid == first.pid }
                 for (window, place) in zip(windows, launch.places) where move(window.id, to: place) { placed += 1 }
+                lastMove = .now
                 used.formUnion(windows.map(\.id))
             }
             waiting = still
-            guard !waiting.isEmpty, ContinuousClock.now < deadline else { break }
+            // A window placed near the deadline still has its place looked at for a while.
+            let settling = settle() && ContinuousClock.now < max(deadline, lastMove + Self.settlingAfterLastMove)
+            guard (!waiting.isEmpty && ContinuousClock.now < deadline) || settling else { break }
             usleep(100_000)
         }
         return placed

@@ -124,15 +124,7 @@ import X11Client
             Self.shellDirectories(of: pid("pager"))[root + "/pager dir"].flatMap { ForegroundProgram.of(panePID: $0) }?.arguments == ["less", "notes.txt"]
         }
         let place = { (windows: [WindowTree.Window], pid: Int32) in windows.first { $0.pid == pid } }
-        // foot may commit its first size after the resize: the user resizes again until it holds.
-        try await LogindInhibitorTests.eventually {
-            let frame = place((try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows) ?? [], pid("floating"))?.frame
-            if frame == [100, 80, 700, 400] { return true }
-            try await sway.message(["[pid=\(pid("floating"))] resize set 700 px 400 px"])
-            try await sway.message(["[pid=\(pid("floating"))] move absolute position 100 px 80 px"])
-            try await Task.sleep(for: .milliseconds(200))
-            return false
-        }
+        _ = try await Self.holdFrame(of: pid("floating"), at: [100, 80, 700, 400], on: sway)
         let before = try WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows
         let floatingBefore = try #require(place(before, pid("floating")))
         #expect(floatingBefore.floating && floatingBefore.frame == [100, 80, 700, 400] && place(before, pid("shell"))?.workspace == "3")
@@ -187,6 +179,29 @@ import X11Client
 
 extension TilingSessionTests {
     /// `session` with every window's size zero.
+    /// Has the user resize and move the floating window of `pid` to `frame`
+    /// (absolute) again until sway reports it there on ten looks, 2 s: a
+    /// foot slow to start may still commit the size it first chose, and
+    /// sway gives a floating window the size its client commits. The
+    /// window as it holds.
+    static func holdFrame(of pid: Int32, at frame: [Int], on sway: HeadlessSway) async throws -> WindowTree.Window? {
+        var window: WindowTree.Window?
+        var held = 0
+        try await LogindInhibitorTests.eventually {
+            window = (try? WindowManagerConnection(socket: FilePath(sway.socket)).tree().windows.first { $0.pid == pid }) ?? nil
+            if window?.frame == frame {
+                held += 1
+            } else {
+                held = 0
+                _ = try await sway.message(["[pid=\(pid)] resize set \(frame[2]) px \(frame[3]) px"])
+                _ = try await sway.message(["[pid=\(pid)] move absolute position \(frame[0]) px \(frame[1]) px"])
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            return held >= 10
+        }
+        return window
+    }
+
     static func sizeless(_ session: NeovimSession) -> NeovimSession {
         func strip(_ layout: NeovimSession.Layout) -> NeovimSession.Layout {
             switch layout {
@@ -302,15 +317,8 @@ extension TilingSessionTests {
         for command in ["floating enable", "resize set 600 px 400 px", "move absolute position \(x) px 80 px"] {
             _ = try await docked.message(["[pid=\(foot.pid)] \(command)"])
         }
-        var saved: WindowTree.Window?
-        try await LogindInhibitorTests.eventually {
-            saved = (try? ipc().tree().windows.first { $0.pid == foot.pid }) ?? nil
-            if saved?.output == second.name && saved?.frame == [x, 80, 600, 400] { return true }
-            _ = try await docked.message(["[pid=\(foot.pid)] resize set 600 px 400 px"])
-            _ = try await docked.message(["[pid=\(foot.pid)] move absolute position \(x) px 80 px"])
-            try await Task.sleep(for: .milliseconds(200))
-            return false
-        }
+        let saved = try await Self.holdFrame(of: foot.pid, at: [x, 80, 600, 400], on: docked)
+        #expect(saved?.output == second.name)
         let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
         admin.close()
         // restored stops (it saves what runs), then the docked session goes.
