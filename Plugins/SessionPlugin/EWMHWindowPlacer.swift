@@ -3,7 +3,7 @@ import X11Client
 /// Window workspaces and positions on X11, through EWMH: read at a save
 /// for each instance's windows (`_NET_WM_PID`), applied at a restore to
 /// the windows the relaunched instances map, as a pager would ask.
-struct EWMHWindowPlacer: WindowPlacer {
+struct EWMHWindowPlacer: MovingWindowPlacer {
     let connection: X11Connection
 
     /// A placer for `environment`'s `DISPLAY` (and `XAUTHORITY`); nil

@@ -4,18 +4,24 @@ import SavedText
 /// Where one window of an app instance was, as the session's window
 /// manager told it: on X11 (EWMH) its workspace number and frame; on sway
 /// and i3 its workspace and output by name, tiled or floating, its frame,
-/// fullscreen. Saved with its instance; read back as untrusted text.
+/// fullscreen; on GNOME Shell (restored's extension) its workspace number,
+/// monitor by connector, frame, maximized, fullscreen, minimized. Saved
+/// with its instance; read back as untrusted text.
 struct SavedWindow: Hashable, Sendable {
-    /// The EWMH workspace number (`_NET_WM_DESKTOP`).
+    /// The workspace number from 0 (EWMH's `_NET_WM_DESKTOP`, GNOME Shell's index).
     var desktop: Int?
     /// The workspace's name (sway, i3).
     var workspace: String?
-    /// The output's name (sway, i3).
+    /// The output's name (sway, i3), the monitor's connector (GNOME Shell).
     var output: String?
     /// Whether it floated (sway, i3); nil where the window manager has no tiling.
     var floating: Bool?
     /// Whether it was fullscreen.
     var fullscreen = false
+    /// Whether it was maximized (GNOME Shell).
+    var maximized = false
+    /// Whether it was minimized (GNOME Shell).
+    var minimized = false
     /// Its frame: left, top, width, height.
     var x: Int
     var y: Int
@@ -32,6 +38,8 @@ struct SavedWindow: Hashable, Sendable {
         if let output { fields["output"] = .string(output) }
         if let floating { fields["floating"] = .bool(floating) }
         if fullscreen { fields["fullscreen"] = .bool(true) }
+        if maximized { fields["maximized"] = .bool(true) }
+        if minimized { fields["minimized"] = .bool(true) }
         return .dictionary(fields)
     }
 
@@ -51,16 +59,22 @@ struct SavedWindow: Hashable, Sendable {
         }
         guard let x = number("x"), let y = number("y"), let width = number("width"), let height = number("height") else { return nil }
         self.init(desktop: number("desktop"), workspace: text("workspace"), output: text("output"), floating: flag("floating"),
-                  fullscreen: flag("fullscreen") ?? false, x: x, y: y, width: width, height: height)
+                  fullscreen: flag("fullscreen") ?? false, maximized: flag("maximized") ?? false, minimized: flag("minimized") ?? false,
+                  x: x, y: y, width: width, height: height)
     }
 
     /// A window.
-    init(desktop: Int? = nil, workspace: String? = nil, output: String? = nil, floating: Bool? = nil, fullscreen: Bool = false, x: Int, y: Int, width: Int, height: Int) {
+    init(
+        desktop: Int? = nil, workspace: String? = nil, output: String? = nil, floating: Bool? = nil,
+        fullscreen: Bool = false, maximized: Bool = false, minimized: Bool = false, x: Int, y: Int, width: Int, height: Int
+    ) {
         self.desktop = desktop
         self.workspace = workspace
         self.output = output
         self.floating = floating
         self.fullscreen = fullscreen
+        self.maximized = maximized
+        self.minimized = minimized
         self.x = x
         self.y = y
         self.width = width

@@ -296,6 +296,7 @@ final class SessionPlugin: RestorationPlugin {
         // The windows there before, so that only the new ones are placed.
         let placer = pending.contains { !$0.placements.isEmpty } ? windowPlacer(environment: environment) : nil
         let before = placer?.windowIDs() ?? []
+        placer?.prepare(pending.map { ($0.launch.entry.path, $0.placements) })
         // Every wait of the launches, D-Bus calls included, ends by the budget's end.
         let deadline = ContinuousClock.now + Self.launchBudget
         @Sendable func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }

@@ -18,7 +18,7 @@ import X11Client
 /// quotes and only when they hold no quote, backslash or control
 /// character: a name that does not is not used, and the window stays
 /// where the window manager put it.
-final class TilingWindowPlacer: WindowPlacer {
+final class TilingWindowPlacer: MovingWindowPlacer {
     let connection: WindowManagerConnection
     /// The X server i3 manages, for the processes of its windows.
     let display: X11Connection?

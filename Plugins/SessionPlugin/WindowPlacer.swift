@@ -3,15 +3,31 @@ import ProcFiles
 
 /// The session's window manager, as far as it lets a client read where
 /// windows are and put them there: one small interface over each kind
-/// (``EWMHWindowPlacer`` on X11, ``TilingWindowPlacer`` on sway and i3).
+/// (``EWMHWindowPlacer`` on X11, ``TilingWindowPlacer`` on sway and i3,
+/// ``GnomeShellWindowPlacer`` through restored's GNOME Shell extension).
 ///
-/// GNOME's Mutter (and other Wayland compositors without such an IPC)
-/// offer clients nothing of the kind: there, no placer is found and apps
-/// come back where the compositor puts them.
+/// A placer either moves the windows of a restore once they map
+/// (``MovingWindowPlacer``) or hands their places to the window manager
+/// before the launches, which applies them as each window is created
+/// (GNOME Shell, where the extension places a window before it is first
+/// shown).
 protocol WindowPlacer {
     /// The windows now, with their process when known; nil when the window
     /// manager lists none.
     func windows() -> [PlacedWindow]?
+    /// Called before the launches of a restore with their places (the
+    /// entry's file and the places its instance's windows had, in launch
+    /// order).
+    func prepare(_ launches: [(entryPath: String, places: [SavedWindow])])
+    /// Called after the launches: places the windows those launches made
+    /// (not among `before`, the windows there before them), giving up at
+    /// `deadline`; how many were placed.
+    func place(_ launches: [(entryPath: String, places: [SavedWindow])], before: Set<UInt64>, deadline: ContinuousClock.Instant) -> Int
+}
+
+/// A placer that moves each window of a restore once it has mapped, as a
+/// pager or a user's binding would.
+protocol MovingWindowPlacer: WindowPlacer {
     /// Moves window `id` to `place`; false when the window manager refused.
     func move(_ id: UInt64, to place: SavedWindow) -> Bool
     /// Looks once at the windows moved whose place the window manager
@@ -20,37 +36,12 @@ protocol WindowPlacer {
     func settle() -> Bool
 }
 
-extension WindowPlacer {
+extension MovingWindowPlacer {
     /// A window manager that takes a place as it is asked has nothing to settle.
     func settle() -> Bool { false }
-}
 
-/// A window a placer found: its id (the placer's own), its process, where it is.
-struct PlacedWindow: Hashable, Sendable {
-    var id: UInt64
-    var pid: Int32?
-    var place: SavedWindow
-}
-
-/// The placer of the session `environment` describes: sway's or i3's IPC
-/// when one answers (i3 ignores EWMH requests), else EWMH on `DISPLAY`;
-/// nil when neither answers.
-func windowPlacer(environment: [String: String]) -> (any WindowPlacer)? {
-    if let tiling = TilingWindowPlacer(environment: environment) { return tiling }
-    return EWMHWindowPlacer(environment: environment)
-}
-
-extension WindowPlacer {
-    /// Where each process's windows are; nil when the window manager lists none.
-    func windowsByProcess() -> [Int32: [SavedWindow]]? {
-        guard let windows = windows(), !windows.isEmpty else { return nil }
-        return Dictionary(grouping: windows.filter { $0.pid != nil }, by: { $0.pid! }).mapValues { $0.map(\.place) }
-    }
-
-    /// The ids of the windows there now.
-    func windowIDs() -> Set<UInt64> {
-        Set((windows() ?? []).map(\.id))
-    }
+    /// Nothing is handed over: the windows are moved once they map.
+    func prepare(_ launches: [(entryPath: String, places: [SavedWindow])]) {}
 
     /// How long the places of windows moved are looked at, at least,
     /// after the last was moved, past the placement's deadline.
@@ -103,5 +94,36 @@ extension WindowPlacer {
     /// The desktop file a process was launched from (`GIO_LAUNCHED_DESKTOP_FILE`).
     private func launchedFile(of pid: Int32) -> String? {
         ProcProcess.environment(of: pid, prefix: "GIO_LAUNCHED_DESKTOP_FILE=")["GIO_LAUNCHED_DESKTOP_FILE"]
+    }
+}
+
+/// A window a placer found: its id (the placer's own), its process, where it is.
+struct PlacedWindow: Hashable, Sendable {
+    var id: UInt64
+    var pid: Int32?
+    var place: SavedWindow
+}
+
+/// The placer of the session `environment` describes: sway's or i3's IPC
+/// when one answers (i3 ignores EWMH requests), else restored's GNOME
+/// Shell extension when it answers (on Wayland, the only way; on X11 it
+/// places a window before it is first shown, where EWMH moves it after),
+/// else EWMH on `DISPLAY`; nil when none answers.
+func windowPlacer(environment: [String: String]) -> (any WindowPlacer)? {
+    if let tiling = TilingWindowPlacer(environment: environment) { return tiling }
+    if let shell = GnomeShellWindowPlacer(environment: environment) { return shell }
+    return EWMHWindowPlacer(environment: environment)
+}
+
+extension WindowPlacer {
+    /// Where each process's windows are; nil when the window manager lists none.
+    func windowsByProcess() -> [Int32: [SavedWindow]]? {
+        guard let windows = windows(), !windows.isEmpty else { return nil }
+        return Dictionary(grouping: windows.filter { $0.pid != nil }, by: { $0.pid! }).mapValues { $0.map(\.place) }
+    }
+
+    /// The ids of the windows there now.
+    func windowIDs() -> Set<UInt64> {
+        Set((windows() ?? []).map(\.id))
     }
 }

@@ -65,6 +65,9 @@ public struct Doctor: Sendable {
             } else {
                 checks.append(DoctorCheck("session manager", .warning, "none on the session bus: logout is saved when systemd stops restored (SIGTERM)"))
             }
+            if let extensionCheck = await GnomeShellExtensionCheck(environment: environment).check(on: session) {
+                checks.append(extensionCheck)
+            }
         } else {
             checks.append(DoctorCheck("session bus", .failed, "cannot be reached (DBUS_SESSION_BUS_ADDRESS is \(environment["DBUS_SESSION_BUS_ADDRESS"].map { "\"\($0)\"" } ?? "unset"))", remedy: "run restored-ctl inside your desktop session"))
         }

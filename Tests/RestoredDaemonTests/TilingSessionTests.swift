@@ -43,18 +43,26 @@ import X11Client
     static func footSession(
         root: String, sway: HeadlessSway, environment: Environment, entries: [String: String] = [:]
     ) async throws -> (variables: [String: String], manager: UserManagerMock) {
+        try await footSession(root: root, desktop: sway.clientEnvironment, environment: environment, entries: entries)
+    }
+
+    /// The same on the desktop whose clients run with `desktop` (its
+    /// display and runtime directory).
+    static func footSession(
+        root: String, desktop: [String: String], environment: Environment, entries: [String: String] = [:]
+    ) async throws -> (variables: [String: String], manager: UserManagerMock) {
         try FileManager.default.createDirectory(atPath: root + "/share/applications", withIntermediateDirectories: true)
         for (name, lines) in ["foot.desktop": "Name=Foot\nExec=foot\nTerminal=false"].merging(entries, uniquingKeysWith: { _, new in new }) {
             try "[Desktop Entry]\nType=Application\n\(lines)\n".write(toFile: root + "/share/applications/" + name, atomically: false, encoding: .utf8)
         }
         var variables = ProcessInfo.processInfo.environment
-        variables.merge(sway.clientEnvironment) { _, new in new }
+        variables.merge(desktop) { _, new in new }
         variables["XDG_DATA_DIRS"] = root + "/share"
         variables["XDG_DATA_HOME"] = root + "/data-home"
         variables["SHELL"] = "/bin/sh"
         variables["HOME"] = root
         variables.removeValue(forKey: "DISPLAY")
-        let manager = try await UserManagerMock.start(on: environment.bus, environment: sway.clientEnvironment.merging(["SHELL": "/bin/sh", "HOME": root]) { _, new in new })
+        let manager = try await UserManagerMock.start(on: environment.bus, environment: desktop.merging(["SHELL": "/bin/sh", "HOME": root]) { _, new in new })
         return (variables, manager)
     }
 

@@ -97,6 +97,14 @@ struct InstallLayoutTests {
                 ("share/bash-completion/completions/restored-ctl", 0o644),
                 ("share/zsh/site-functions/_restored-ctl", 0o644),
                 ("share/fish/vendor_completions.d/restored-ctl.fish", 0o644),
+                ("share/gnome-shell/extensions/window-places-legacy@restored", 0o755),
+                ("share/gnome-shell/extensions/window-places-legacy@restored/metadata.json", 0o644),
+                ("share/gnome-shell/extensions/window-places-legacy@restored/extension.js", 0o644),
+                ("share/gnome-shell/extensions/window-places-legacy@restored/core.js", 0o644),
+                ("share/gnome-shell/extensions/window-places@restored", 0o755),
+                ("share/gnome-shell/extensions/window-places@restored/metadata.json", 0o644),
+                ("share/gnome-shell/extensions/window-places@restored/extension.js", 0o644),
+                ("share/gnome-shell/extensions/window-places@restored/core.js", 0o644),
             ]
             for (path, mode) in expected {
                 let actual = Self.mode(of: "\(root)/\(path)")

@@ -1,0 +1,498 @@
+// restored's window places for GNOME Shell: the core both entries share
+// (legacy/extension.js for GNOME 43 and 44, modules/extension.js for 45
+// and later). It names no import: each entry hands it the libraries. It
+// declares one function and nothing else at its top level, so that the
+// legacy importer exports it as it is, and scripts/install appends an
+// `export` of it for the ES module entry.
+//
+// It exports org.restored1.WindowPlaces at /org/restored1/WindowPlaces on
+// the shell's own session bus connection:
+// - Windows: every normal window with its process, app id, class, title,
+//   workspace, monitor (connector), frame and states;
+// - Monitors: each monitor's connector, whether it is primary, its frame;
+// - SetRules: the places restored hands over before it relaunches apps; a
+//   rule is applied as a matching new window is created (before it is first
+//   shown), and forgotten after its lifetime;
+// - Applied: which rules were applied, to which window.
+// Only restored may call it: the owner of org.restored1, and the processes
+// it started itself (its plugin hosts, whose parent it is). Every value
+// arrives typed (GVariant); none is ever evaluated.
+
+function createWindowPlaces(lib) {
+    const { Gio, GLib, Meta, Shell, global } = lib;
+
+    const interfaceXML = `
+<node>
+  <interface name="org.restored1.WindowPlaces">
+    <method name="Windows">
+      <arg type="aa{sv}" direction="out" name="windows"/>
+    </method>
+    <method name="Monitors">
+      <arg type="a(sbiiii)" direction="out" name="monitors"/>
+    </method>
+    <method name="SetRules">
+      <arg type="aa{sv}" direction="in" name="rules"/>
+      <arg type="u" direction="in" name="lifetime"/>
+    </method>
+    <method name="Applied">
+      <arg type="a(st)" direction="out" name="applied"/>
+    </method>
+    <property name="Version" type="u" access="read"/>
+  </interface>
+</node>`;
+    const objectPath = '/org/restored1/WindowPlaces';
+    const deniedError = 'org.freedesktop.DBus.Error.AccessDenied';
+
+    // What the monitor manager knows by connector name; connector names are
+    // learned from Mutter's DisplayConfig (the shell's own service).
+    let connectors = [];
+    let rules = [];
+    let applied = [];
+    let rulesExpire = 0;
+    // Launches seen: process id -> the launch group its windows take places of.
+    let groupOfProcess = new Map();
+    let owner = null;
+    let ownerProcess = 0;
+    let exported = null;
+    let watch = 0;
+    let displayConfigWatch = 0;
+    let windowCreated = 0;
+    let monitorsChanged = 0;
+    let cancellable = null;
+
+    function monitorManager() {
+        return global.backend.get_monitor_manager();
+    }
+
+    function connectorOf(index) {
+        const manager = monitorManager();
+        for (const connector of connectors) {
+            if (manager.get_monitor_for_connector(connector) === index)
+                return connector;
+        }
+        return '';
+    }
+
+    function refreshConnectors() {
+        Gio.DBus.session.call('org.gnome.Mutter.DisplayConfig', '/org/gnome/Mutter/DisplayConfig',
+            'org.gnome.Mutter.DisplayConfig', 'GetCurrentState', null, null, Gio.DBusCallFlags.NONE, 5000, cancellable,
+            (connection, result) => {
+                try {
+                    const state = connection.call_finish(result).deepUnpack();
+                    connectors = state[1].map(monitor => monitor[0][0]);
+                } catch (error) {
+                    if (!error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
+                        log(`restored window places: cannot read the monitors' connectors: ${error.message}`);
+                }
+            });
+    }
+
+    function normalWindows() {
+        return global.get_window_actors().map(actor => actor.meta_window)
+            .filter(window => window && window.get_window_type() === Meta.WindowType.NORMAL);
+    }
+
+    function appIdOf(window) {
+        const app = Shell.WindowTracker.get_default().get_window_app(window);
+        return (app && app.get_id()) || window.get_sandboxed_app_id() || window.get_gtk_application_id() || '';
+    }
+
+    function describe(window) {
+        const frame = window.get_frame_rect();
+        const workspace = window.get_workspace();
+        const onAll = window.is_on_all_workspaces();
+        return {
+            'id': new GLib.Variant('t', window.get_id()),
+            'pid': new GLib.Variant('i', window.get_pid()),
+            'app-id': new GLib.Variant('s', appIdOf(window)),
+            'wm-class': new GLib.Variant('s', window.get_wm_class() || ''),
+            'title': new GLib.Variant('s', window.get_title() || ''),
+            'workspace': new GLib.Variant('i', onAll || !workspace ? -1 : workspace.index()),
+            'monitor': new GLib.Variant('s', connectorOf(window.get_monitor())),
+            'x': new GLib.Variant('i', frame.x),
+            'y': new GLib.Variant('i', frame.y),
+            'width': new GLib.Variant('i', frame.width),
+            'height': new GLib.Variant('i', frame.height),
+            'maximized': new GLib.Variant('b', window.get_maximized() === Meta.MaximizeFlags.BOTH),
+            'fullscreen': new GLib.Variant('b', window.is_fullscreen()),
+            'minimized': new GLib.Variant('b', window.minimized),
+        };
+    }
+
+    function monitors() {
+        const display = global.display;
+        const primary = display.get_primary_monitor();
+        const list = [];
+        for (let index = 0; index < display.get_n_monitors(); index++) {
+            const rect = display.get_monitor_geometry(index);
+            list.push([connectorOf(index), index === primary, rect.x, rect.y, rect.width, rect.height]);
+        }
+        return list;
+    }
+
+    // The desktop file a process was launched from, as GIO and restored's
+    // launches say it (GIO_LAUNCHED_DESKTOP_FILE in its environment).
+    function launchedFile(pid) {
+        if (pid <= 0)
+            return null;
+        try {
+            const [ok, contents] = GLib.file_get_contents(`/proc/${pid}/environ`);
+            if (!ok)
+                return null;
+            const key = 'GIO_LAUNCHED_DESKTOP_FILE=';
+            let start = 0;
+            for (let end = 0; end <= contents.length; end++) {
+                if (end < contents.length && contents[end] !== 0)
+                    continue;
+                if (end - start > key.length) {
+                    const entry = new TextDecoder().decode(contents.subarray(start, end));
+                    if (entry.startsWith(key))
+                        return entry.substring(key.length);
+                }
+                start = end + 1;
+            }
+        } catch (error) {
+            // The process is gone or not the user's: no rule is its.
+        }
+        return null;
+    }
+
+    function parentOf(pid) {
+        try {
+            const [ok, contents] = GLib.file_get_contents(`/proc/${pid}/status`);
+            if (!ok)
+                return 0;
+            const match = /^PPid:\s*(\d+)$/m.exec(new TextDecoder().decode(contents));
+            return match ? Number(match[1]) : 0;
+        } catch (error) {
+            return 0;
+        }
+    }
+
+    // The rule `window` takes: the next unapplied one of the launch group
+    // its process holds, or of the first group of its desktop file no
+    // process holds yet.
+    function ruleFor(window) {
+        if (rules.length === 0)
+            return null;
+        if (GLib.get_monotonic_time() > rulesExpire) {
+            rules = [];
+            groupOfProcess.clear();
+            return null;
+        }
+        const pid = window.get_pid();
+        let group = groupOfProcess.get(pid);
+        if (group === undefined) {
+            const file = launchedFile(pid);
+            if (file === null)
+                return null;
+            const held = new Set(groupOfProcess.values());
+            const rule = rules.find(candidate => candidate.file === file && !held.has(candidate.group) && !candidate.window);
+            if (!rule)
+                return null;
+            group = rule.group;
+            groupOfProcess.set(pid, group);
+        }
+        return rules.find(candidate => candidate.group === group && !candidate.window) || null;
+    }
+
+    // Moves and shrinks `frame` inside `area`.
+    function fitting(frame, area) {
+        const width = Math.min(frame.width, area.width);
+        const height = Math.min(frame.height, area.height);
+        const x = Math.min(Math.max(frame.x, area.x), area.x + area.width - width);
+        const y = Math.min(Math.max(frame.y, area.y), area.y + area.height - height);
+        return { x, y, width, height };
+    }
+
+    // The workspace a window of `rule` goes to, made when it does not exist yet.
+    function moveToWorkspace(window, rule) {
+        if (rule.workspace < 0)
+            return;
+        const manager = global.display.get_workspace_manager();
+        while (manager.get_n_workspaces() <= rule.workspace)
+            manager.append_new_workspace(false, global.get_current_time());
+        window.change_workspace_by_index(rule.workspace, false);
+    }
+
+    // The frame a window of `rule` takes: the saved one on the saved
+    // monitor, or inside the primary monitor while that one is gone.
+    function frameOf(rule) {
+        const display = global.display;
+        const frame = { x: rule.x, y: rule.y, width: rule.width, height: rule.height };
+        if (rule.monitor && monitorManager().get_monitor_for_connector(rule.monitor) < 0)
+            return fitting(frame, display.get_monitor_geometry(display.get_primary_monitor()));
+        return frame;
+    }
+
+    // Runs `work` in Mutter's work before the next paint, after it has
+    // computed which windows show (and placed the new ones).
+    function beforeRedraw(work) {
+        if (global.compositor && global.compositor.get_laters)
+            global.compositor.get_laters().add(Meta.LaterType.BEFORE_REDRAW, work);
+        else
+            Meta.later_add(Meta.LaterType.BEFORE_REDRAW, work);
+    }
+
+    function sameFrame(window, frame) {
+        const now = window.get_frame_rect();
+        return now.x === frame.x && now.y === frame.y && now.width === frame.width && now.height === frame.height;
+    }
+
+    // Applies `rule` to `window`, which Mutter has just placed (and may
+    // have mapped, not yet painted): a window that is shown stays hidden
+    // until it has taken its frame (a Wayland client takes a new size at
+    // its next commit), one second at most, so that it is never seen
+    // where Mutter put it.
+    function applyPlaced(window, rule) {
+        moveToWorkspace(window, rule);
+        const actor = window.get_compositor_private();
+        const frame = frameOf(rule);
+        const states = () => {
+            if (rule.maximized)
+                window.maximize(Meta.MaximizeFlags.BOTH);
+            if (rule.fullscreen)
+                window.make_fullscreen();
+            if (rule.minimized)
+                window.minimize();
+            applied.push([rule.id, window.get_id()]);
+        };
+        if (frame.width <= 0 || frame.height <= 0 || sameFrame(window, frame)) {
+            states();
+            return;
+        }
+        const hidden = actor !== null && actor.visible;
+        if (hidden)
+            actor.hide();
+        const signals = [];
+        let timeout = 0;
+        const release = () => {
+            for (const id of signals)
+                window.disconnect(id);
+            signals.length = 0;
+            if (timeout !== 0)
+                GLib.source_remove(timeout);
+            timeout = 0;
+        };
+        const reveal = () => {
+            release();
+            states();
+            // Shown again only where it is to be seen: a window on another
+            // workspace is Mutter's to show when that one is.
+            const active = global.display.get_workspace_manager().get_active_workspace();
+            if (hidden && window.located_on_workspace(active) && !window.minimized)
+                actor.show();
+        };
+        signals.push(window.connect('position-changed', () => {
+            if (sameFrame(window, frame))
+                reveal();
+        }));
+        signals.push(window.connect('size-changed', () => {
+            if (sameFrame(window, frame))
+                reveal();
+        }));
+        signals.push(window.connect('unmanaged', release));
+        timeout = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 1000, () => {
+            timeout = 0;
+            reveal();
+            return GLib.SOURCE_REMOVE;
+        });
+        window.move_resize_frame(true, frame.x, frame.y, frame.width, frame.height);
+    }
+
+    function onWindowCreated(display, window) {
+        if (window.get_window_type() !== Meta.WindowType.NORMAL)
+            return;
+        const rule = ruleFor(window);
+        if (rule === null)
+            return;
+        // Claimed now. Its workspace once Mutter has sent the window its
+        // first configuration (a Wayland window changed before that takes
+        // Mutter 43 down), so that it is first shown there; the rest once
+        // Mutter has placed it (after its first size, in the work Mutter
+        // does before the next paint: a frame given earlier is overridden
+        // by that placement), before the stage is painted.
+        rule.window = window.get_id();
+        GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            try {
+                moveToWorkspace(window, rule);
+            } catch (error) {
+                log(`restored window places: rule ${rule.id}: ${error.message}`);
+            }
+            return GLib.SOURCE_REMOVE;
+        });
+        const sized = window.connect('size-changed', () => {
+            if (window.get_frame_rect().width <= 0)
+                return;
+            window.disconnect(sized);
+            beforeRedraw(() => {
+                try {
+                    applyPlaced(window, rule);
+                } catch (error) {
+                    log(`restored window places: rule ${rule.id} not applied: ${error.message}`);
+                }
+                return GLib.SOURCE_REMOVE;
+            });
+        });
+    }
+
+    function number(fields, key, fallback) {
+        const value = fields[key];
+        return value === undefined ? fallback : value.deepUnpack();
+    }
+
+    function parseRules(list) {
+        const parsed = [];
+        for (const fields of list) {
+            const id = number(fields, 'id', '');
+            const file = number(fields, 'launched-file', '');
+            if (typeof id !== 'string' || typeof file !== 'string' || id === '' || file === '')
+                continue;
+            parsed.push({
+                id, file,
+                group: String(number(fields, 'launch', 0)),
+                workspace: number(fields, 'workspace', -1),
+                monitor: number(fields, 'monitor', ''),
+                x: number(fields, 'x', 0),
+                y: number(fields, 'y', 0),
+                width: number(fields, 'width', 0),
+                height: number(fields, 'height', 0),
+                maximized: number(fields, 'maximized', false) === true,
+                fullscreen: number(fields, 'fullscreen', false) === true,
+                minimized: number(fields, 'minimized', false) === true,
+                window: null,
+            });
+        }
+        return parsed;
+    }
+
+    // Calls `then(pid)` with the process of bus name `name` (0 when the
+    // bus does not say).
+    function processOf(name, then) {
+        Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+            'GetConnectionUnixProcessID', new GLib.Variant('(s)', [name]), new GLib.VariantType('(u)'),
+            Gio.DBusCallFlags.NONE, 5000, cancellable, (connection, result) => {
+                let pid = 0;
+                try {
+                    [pid] = connection.call_finish(result).deepUnpack();
+                } catch (error) {
+                    pid = 0;
+                }
+                then(pid);
+            });
+    }
+
+    // Calls `then(allowed)` once it is known whether `sender` is restored
+    // (the owner of org.restored1) or a process it started (a plugin host,
+    // whose parent it is).
+    function checkCaller(sender, then) {
+        if (owner === null) {
+            then(false);
+            return;
+        }
+        if (sender === owner) {
+            then(true);
+            return;
+        }
+        const ownerNow = owner;
+        processOf(sender, pid => {
+            if (pid === 0 || owner !== ownerNow) {
+                then(false);
+                return;
+            }
+            if (ownerProcess > 0) {
+                then(parentOf(pid) === ownerProcess);
+                return;
+            }
+            processOf(ownerNow, ownerPid => {
+                if (owner === ownerNow)
+                    ownerProcess = ownerPid;
+                then(ownerPid > 0 && parentOf(pid) === ownerPid);
+            });
+        });
+    }
+
+    const service = {
+        WindowsAsync(parameters, invocation) {
+            checkCaller(invocation.get_sender(), allowed => {
+                if (!allowed) {
+                    invocation.return_dbus_error(deniedError, 'only restored may read the windows');
+                    return;
+                }
+                invocation.return_value(new GLib.Variant('(aa{sv})', [normalWindows().map(describe)]));
+            });
+        },
+        MonitorsAsync(parameters, invocation) {
+            checkCaller(invocation.get_sender(), allowed => {
+                if (!allowed) {
+                    invocation.return_dbus_error(deniedError, 'only restored may read the monitors');
+                    return;
+                }
+                invocation.return_value(new GLib.Variant('(a(sbiiii))', [monitors()]));
+            });
+        },
+        SetRulesAsync(parameters, invocation) {
+            const [list, lifetime] = parameters;
+            checkCaller(invocation.get_sender(), allowed => {
+                if (!allowed) {
+                    invocation.return_dbus_error(deniedError, 'only restored may place windows');
+                    return;
+                }
+                rules = parseRules(list);
+                applied = [];
+                groupOfProcess.clear();
+                rulesExpire = GLib.get_monotonic_time() + Math.min(lifetime, 600) * 1000000;
+                invocation.return_value(null);
+            });
+        },
+        AppliedAsync(parameters, invocation) {
+            checkCaller(invocation.get_sender(), allowed => {
+                if (!allowed) {
+                    invocation.return_dbus_error(deniedError, 'only restored may read the rules');
+                    return;
+                }
+                invocation.return_value(new GLib.Variant('(a(st))', [applied]));
+            });
+        },
+        get Version() {
+            return 1;
+        },
+    };
+
+    return {
+        enable() {
+            cancellable = new Gio.Cancellable();
+            exported = Gio.DBusExportedObject.wrapJSObject(interfaceXML, service);
+            exported.export(Gio.DBus.session, objectPath);
+            watch = Gio.bus_watch_name_on_connection(Gio.DBus.session, 'org.restored1', Gio.BusNameWatcherFlags.NONE,
+                (connection, name, nameOwner) => {
+                    owner = nameOwner;
+                    ownerProcess = 0;
+                },
+                () => {
+                    owner = null;
+                    ownerProcess = 0;
+                });
+            // Mutter's DisplayConfig may own its name after the extension is enabled.
+            displayConfigWatch = Gio.bus_watch_name_on_connection(Gio.DBus.session, 'org.gnome.Mutter.DisplayConfig',
+                Gio.BusNameWatcherFlags.NONE, refreshConnectors, null);
+            windowCreated = global.display.connect('window-created', onWindowCreated);
+            monitorsChanged = monitorManager().connect('monitors-changed', refreshConnectors);
+        },
+        disable() {
+            cancellable.cancel();
+            cancellable = null;
+            global.display.disconnect(windowCreated);
+            monitorManager().disconnect(monitorsChanged);
+            Gio.bus_unwatch_name(watch);
+            Gio.bus_unwatch_name(displayConfigWatch);
+            exported.unexport();
+            exported = null;
+            rules = [];
+            applied = [];
+            groupOfProcess.clear();
+            owner = null;
+            ownerProcess = 0;
+        },
+    };
+}

@@ -1,0 +1,196 @@
+import Foundation
+import ProcFiles
+import RestoredDBus
+import RestoredTestSupport
+import Testing
+
+/// The session plugin on a real headless GNOME Shell 43 (Wayland) with
+/// restored's extension installed as `scripts/install` installs it, and
+/// real foot terminals: each window back on its workspace, at its frame,
+/// maximized where it was, through the daemon and a user manager played
+/// by python3-dbusmock.
+@Suite struct GnomeShellSessionTests {
+    typealias Environment = DaemonIntegrationTests.Environment
+    static let appID = "org.restored.Session"
+    /// The package's top-level directory, found from this source file.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// Installs the extension as `scripts/install` does, under `share`.
+    static func installExtension(under share: String) async throws {
+        let run = try await CompletedCommand.run(
+            "/bin/bash", ["\(repository)/scripts/install-gnome-extension", share], environment: ProcessInfo.processInfo.environment, in: URL(fileURLWithPath: repository)
+        )
+        try #require(run.status == 0, "scripts/install-gnome-extension: \(run.output)\(run.error)")
+    }
+
+    @Test("GNOME Shell and foot: three windows (one at its frame, one on workspace 2 at another, one maximized) are saved through the daemon and restored's extension, killed, and come back each on its workspace, at its frame, maximized where it was; nobody but restored may call the extension")
+    func gnomeShellWindows() async throws {
+        let footLock = try await SharedTestLock.acquire("foot")
+        defer { footLock.release() }
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        try await Self.installExtension(under: root + "/installed-share")
+        let shell = try await HeadlessGnomeShell(
+            root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places-legacy@restored"]
+        )
+        defer { shell.stop() }
+
+        let (variables, manager) = try await TilingSessionTests.footSession(root: root, desktop: shell.clientEnvironment, environment: environment)
+        defer { manager.stop() }
+
+        // Each window as its user placed it.
+        let places: [(name: String, workspace: Int32, frame: [Int32], maximized: Bool)] = [
+            ("plain", 0, [100, 80, 600, 400], false),
+            ("second", 1, [500, 300, 640, 360], false),
+            ("maximized", 0, [200, 150, 500, 300], true),
+        ]
+        var terminals: [String: ChildProcess] = [:]
+        defer { for terminal in terminals.values { terminal.stop() } }
+        for place in places {
+            let directory = root + "/\(place.name) dir"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            terminals[place.name] = try ChildProcess("/usr/bin/foot", ["/bin/sh", "-c", "cd \"$0\" && exec /bin/sh", directory], environment: variables, log: root + "/foot-\(place.name).log")
+        }
+        // Placed again until each place has held for 2 s (a foot slow to
+        // start may commit the size it first chose after a move).
+        var saved: [GnomeShellWindowSnapshot] = []
+        var held = 0
+        try await LogindInhibitorTests.eventually(within: .seconds(90)) {
+            let windows = try await shell.windows(on: environment.bus)
+            var all = true
+            for place in places {
+                let pid = terminals[place.name]!.pid
+                guard let window = windows.first(where: { $0.pid == pid }) else {
+                    all = false
+                    continue
+                }
+                let there = window.workspace == place.workspace && window.maximized == place.maximized && (place.maximized || window.frame == place.frame)
+                if !there {
+                    all = false
+                    try await shell.place(pid: pid, workspace: place.workspace, frame: place.frame, maximized: place.maximized, on: environment.bus)
+                }
+            }
+            held = all ? held + 1 : 0
+            saved = windows.map { window in GnomeShellWindowSnapshot(window: window, name: places.first { terminals[$0.name]!.pid == window.pid }?.name) }
+            try await Task.sleep(for: .milliseconds(200))
+            return held >= 10
+        }
+        let before = Dictionary(uniqueKeysWithValues: saved.compactMap { snapshot in snapshot.name.map { ($0, snapshot.window) } })
+        #expect(before.count == 3, "\(saved)")
+
+        // Only restored and the processes it starts may call the extension.
+        let stranger = try await environment.bus.connect()
+        defer { stranger.close() }
+        await #expect(throws: DBusError.self, "a process that is not restored read the windows") {
+            try await stranger.call(destination: "org.gnome.Shell", path: "/org/restored1/WindowPlaces", interface: "org.restored1.WindowPlaces", member: "Windows")
+        }
+
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
+        admin.close()
+        #expect(await daemon.terminated() == 0)
+        for terminal in terminals.values { terminal.stop() }
+        terminals = [:]
+        try await LogindInhibitorTests.eventually { try await shell.windows(on: environment.bus).isEmpty }
+
+        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let control = try await environment.admin()
+        defer { control.close() }
+        #expect(try await control.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored-2.log"))")
+        let units = try await manager.transientUnits()
+        #expect(units.count == 3, "\(environment.wholeLog("restored-2.log"))")
+        defer { for unit in units { if let pid = manager.spawned[unit.name] { kill(pid, SIGKILL) } } }
+        // Each new foot, known by its shell's directory.
+        var restored: [String: Int32] = [:]
+        try await LogindInhibitorTests.eventually {
+            for unit in units {
+                guard let footPID = manager.spawned[unit.name] else { continue }
+                for (directory, _) in TilingSessionTests.shellDirectories(of: footPID) { restored[directory] = footPID }
+            }
+            return restored.count == 3
+        }
+        var after: [HeadlessGnomeShell.Window] = []
+        try await LogindInhibitorTests.eventually {
+            after = try await shell.windows(on: environment.bus)
+            return places.allSatisfy { place in
+                guard let window = after.first(where: { $0.pid == restored[root + "/\(place.name) dir"] }) else { return false }
+                return window.workspace == before[place.name]?.workspace && window.frame == before[place.name]?.frame && window.maximized == place.maximized
+            }
+        }
+        for place in places {
+            let window = after.first { $0.pid == restored[root + "/\(place.name) dir"] }
+            #expect(window?.workspace == before[place.name]?.workspace && window?.frame == before[place.name]?.frame && window?.maximized == place.maximized,
+                    "\(place.name): saved \(String(describing: before[place.name])), now \(String(describing: window)); \(environment.wholeLog("restored-2.log"))")
+        }
+        #expect(environment.wholeLog("restored-2.log").contains("placed 3 window(s) where they were"), "\(environment.log("restored-2.log"))")
+        #expect(await again.terminated() == 0)
+    }
+
+    @Test("restored-ctl doctor on GNOME Shell: says the extension is not installed, or installed and not enabled with the one command that enables it, or enabled once that command ran")
+    func doctorOnGnomeShell() async throws {
+        let environment = try await Environment.make()
+        let root = environment.bus.directory.path
+        try await Self.installExtension(under: root + "/installed-share")
+        let shell = try await HeadlessGnomeShell(root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: [])
+        defer { shell.stop() }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(shell.clientEnvironment) { _, new in new }
+        variables["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+        variables["DBUS_SYSTEM_BUS_ADDRESS"] = environment.bus.address
+        variables["HOME"] = root
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        variables["XDG_DATA_DIRS"] = root + "/installed-share"
+        let doctor = { (variables: [String: String]) in
+            try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["doctor", "--plugin-dir", root + "/no-plugins"], environment: variables, in: URL(fileURLWithPath: root))
+        }
+        let uuid = "window-places-legacy@restored"
+        var missing = variables
+        missing["XDG_DATA_DIRS"] = root + "/elsewhere"
+        let notInstalled = try await doctor(missing)
+        #expect(notInstalled.output.contains("GNOME Shell extension: GNOME Shell 43.9 runs, but restored's extension \(uuid) is not installed"), "\(notInstalled.output)\(notInstalled.error)")
+        let disabled = try await doctor(variables)
+        #expect(disabled.output.contains("GNOME Shell extension: \(uuid) is installed in \(root)/installed-share/gnome-shell/extensions/\(uuid) but not enabled"), "\(disabled.output)\(disabled.error)")
+        #expect(disabled.output.contains("gnome-extensions enable \(uuid)"), "\(disabled.output)")
+        let enable = try await CompletedCommand.run("/usr/bin/gnome-extensions", ["enable", uuid], environment: variables, in: URL(fileURLWithPath: root))
+        #expect(enable.status == 0, "gnome-extensions enable: \(enable.output)\(enable.error)")
+        let enabled = try await doctor(variables)
+        #expect(enabled.output.contains("GNOME Shell extension: \(uuid) is enabled in GNOME Shell 43.9"), "\(enabled.output)\(enabled.error)")
+    }
+
+    @Test("The extension's ES module entry (GNOME 45 and later, which this machine cannot run) loads its core with gjs, the shell's own import aside; each entry's metadata lists the majors it is for")
+    func extensionEntries() async throws {
+        let directory = try TemporaryTestDirectory()
+        let share = directory.path + "/share"
+        try await Self.installExtension(under: share)
+        let modules = share + "/gnome-shell/extensions/window-places@restored"
+        let legacy = share + "/gnome-shell/extensions/window-places-legacy@restored"
+        for (path, majors) in [(modules, ["45", "46", "47", "48", "49"]), (legacy, ["43", "44"])] {
+            let metadata = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + "/metadata.json"))) as? [String: Any]
+            #expect(metadata?["uuid"] as? String == URL(fileURLWithPath: path).lastPathComponent)
+            #expect(metadata?["shell-version"] as? [String] == majors)
+        }
+        // The shell's Extension class, which only the shell has, stood in for.
+        try "export class Extension { constructor(metadata) { this.metadata = metadata; } }\n"
+            .write(toFile: directory.path + "/shell-extension.js", atomically: true, encoding: .utf8)
+        let entry = try String(contentsOfFile: modules + "/extension.js", encoding: .utf8)
+            .replacingOccurrences(of: "resource:///org/gnome/shell/extensions/extension.js", with: "file://\(directory.path)/shell-extension.js")
+            .replacingOccurrences(of: "'./core.js'", with: "'file://\(modules)/core.js'")
+        try entry.write(toFile: directory.path + "/entry.js", atomically: true, encoding: .utf8)
+        try "import Entry from 'file://\(directory.path)/entry.js';\nprint(typeof Entry, new Entry({}).metadata !== undefined);\n"
+            .write(toFile: directory.path + "/run.js", atomically: true, encoding: .utf8)
+        var variables = ProcessInfo.processInfo.environment
+        variables["GI_TYPELIB_PATH"] = "/usr/lib/x86_64-linux-gnu/mutter-11:/usr/lib/gnome-shell"
+        variables["LD_LIBRARY_PATH"] = "/usr/lib/x86_64-linux-gnu/mutter-11:/usr/lib/gnome-shell"
+        let run = try await CompletedCommand.run("/usr/bin/gjs", ["-m", directory.path + "/run.js"], environment: variables, in: URL(fileURLWithPath: directory.path))
+        #expect(run.status == 0 && run.output == "function true\n", "gjs: \(run.output)\(run.error)")
+    }
+}
+
+/// A window of the test, by the name of the place it was given.
+struct GnomeShellWindowSnapshot: CustomStringConvertible {
+    var window: HeadlessGnomeShell.Window
+    var name: String?
+    var description: String { "\(name ?? "?"): \(window)" }
+}

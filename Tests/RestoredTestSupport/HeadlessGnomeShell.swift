@@ -1,0 +1,185 @@
+import Foundation
+import RestoredDBus
+
+/// A real GNOME Shell, headless (`--headless --virtual-monitor 1280x800`,
+/// Mutter's virtual monitor `Meta-0`), on a test's private bus (its session
+/// bus, and the system bus where python3-dbusmock plays logind), with a
+/// home, runtime directory and settings of its own under `root`; stopped by
+/// pid.
+///
+/// Its settings use GIO's keyfile backend: the enabled extensions are
+/// written before it starts, as `gsettings set org.gnome.shell
+/// enabled-extensions` would (dconf would need its service activated on
+/// the private bus, with the test's home in the bus's environment).
+/// Extensions are found in each of `dataDirectories`' `gnome-shell/extensions`,
+/// as a package's are in `/usr/share`.
+public final class HeadlessGnomeShell {
+    /// The shell's process.
+    public let process: ChildProcess
+    /// Its `XDG_RUNTIME_DIR` (its Wayland display is there).
+    public let runtimeDirectory: String
+    /// Its Wayland display's name (`WAYLAND_DISPLAY`).
+    public let waylandDisplay = "restored-test-wayland"
+    /// The test extension that reads and moves windows for the test
+    /// (`org.restored1.test.Windows` at `/org/restored1/test/Windows` on the shell's connection).
+    public static let testExtension = "test-windows@restored.test"
+
+    /// Starts GNOME Shell on `bus` with `extensions` enabled (the test
+    /// extension is installed in `root/test-share` and enabled too), and
+    /// waits (up to 60 s) until it owns `org.gnome.Shell` and the test
+    /// extension answers.
+    public init(root: String, bus: PrivateBus, dataDirectories: [String], extensions: [String]) async throws {
+        let home = root + "/gnome-home"
+        runtimeDirectory = root + "/gnome-runtime"
+        for directory in [home, runtimeDirectory, home + "/.config/glib-2.0/settings"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let testShare = root + "/test-share"
+        let testExtensionDirectory = testShare + "/gnome-shell/extensions/" + Self.testExtension
+        try FileManager.default.createDirectory(atPath: testExtensionDirectory, withIntermediateDirectories: true)
+        try Self.testExtensionMetadata.write(toFile: testExtensionDirectory + "/metadata.json", atomically: true, encoding: .utf8)
+        try Self.testExtensionSource.write(toFile: testExtensionDirectory + "/extension.js", atomically: true, encoding: .utf8)
+        let enabled = (extensions + [Self.testExtension]).map { "'\($0)'" }.joined(separator: ", ")
+        try "[org/gnome/shell]\nenabled-extensions=[\(enabled)]\ndisable-user-extensions=false\n"
+            .write(toFile: home + "/.config/glib-2.0/settings/keyfile", atomically: true, encoding: .utf8)
+        var variables = ProcessInfo.processInfo.environment
+        for name in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "XDG_CONFIG_HOME", "XDG_DATA_HOME"] { variables.removeValue(forKey: name) }
+        variables["HOME"] = home
+        variables["XDG_RUNTIME_DIR"] = runtimeDirectory
+        variables["XDG_DATA_DIRS"] = (dataDirectories + [testShare, "/usr/share"]).joined(separator: ":")
+        variables["GSETTINGS_BACKEND"] = "keyfile"
+        variables["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        variables["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        variables["XDG_SESSION_TYPE"] = "wayland"
+        variables["XDG_CURRENT_DESKTOP"] = "GNOME"
+        // gnome-extensions talks to the shell through its Extensions
+        // service, activated on the session bus with the display in the
+        // bus's activation environment, as on a desktop's bus (it exits
+        // with the bus).
+        try "[D-BUS Service]\nName=org.gnome.Shell.Extensions\nExec=/usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Extensions\n"
+            .write(to: bus.servicesDirectory.appendingPathComponent("org.gnome.Shell.Extensions.service"), atomically: true, encoding: .utf8)
+        let activation = try await CompletedCommand.run(
+            "/usr/bin/dbus-update-activation-environment", ["WAYLAND_DISPLAY=\(waylandDisplay)", "XDG_RUNTIME_DIR=\(runtimeDirectory)", "HOME=\(home)"],
+            environment: variables, in: URL(fileURLWithPath: root)
+        )
+        guard activation.status == 0 else { throw HeadlessGnomeShellError("dbus-update-activation-environment: \(activation.output)\(activation.error)") }
+        process = try ChildProcess(
+            "/usr/bin/gnome-shell", ["--headless", "--virtual-monitor", "1280x800", "--wayland-display", waylandDisplay],
+            environment: variables, log: root + "/gnome-shell.log"
+        )
+        let connection = try await bus.connect()
+        defer { connection.close() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (try? await connection.call(destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: "List", timeout: .seconds(5))) == nil {
+            guard ContinuousClock.now < deadline else {
+                process.stop()
+                throw HeadlessGnomeShellError("GNOME Shell and its test extension did not come up within 60 s: \((try? String(contentsOfFile: root + "/gnome-shell.log", encoding: .utf8)) ?? "")")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// What a client of this shell runs with: its runtime directory and display.
+    public var clientEnvironment: [String: String] {
+        ["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay, "XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_TYPE": "wayland"]
+    }
+
+    /// A window as the test extension reads it.
+    public struct Window: Equatable, Sendable, CustomStringConvertible {
+        /// Its process.
+        public var pid: Int32
+        /// Its workspace's index (-1: on all).
+        public var workspace: Int32
+        /// Its frame: left, top, width, height.
+        public var frame: [Int32]
+        /// Whether it is maximized both ways.
+        public var maximized: Bool
+        /// What it is, for failure messages.
+        public var description: String { "pid \(pid) on workspace \(workspace) at \(frame)\(maximized ? " maximized" : "")" }
+    }
+
+    /// The shell's normal windows, read by the test extension.
+    public func windows(on bus: PrivateBus) async throws -> [Window] {
+        let connection = try await bus.connect()
+        defer { connection.close() }
+        let reply = try await connection.call(destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: "List")
+        return (reply.first?.arrayValue ?? []).compactMap { value in
+            guard let fields = value.structureValue, fields.count == 7,
+                  let pid = fields[0].int64Value, let workspace = fields[1].int64Value, let maximized = fields[6].boolValue else { return nil }
+            let frame = fields[2 ... 5].compactMap { $0.int64Value.flatMap { Int32(exactly: $0) } }
+            return Window(pid: Int32(pid), workspace: Int32(workspace), frame: frame, maximized: maximized)
+        }
+    }
+
+    /// Has the test extension move the windows of `pid` to workspace
+    /// `workspace` at `frame`, maximized or not, as a user would.
+    public func place(pid: Int32, workspace: Int32, frame: [Int32], maximized: Bool = false, on bus: PrivateBus) async throws {
+        let connection = try await bus.connect()
+        defer { connection.close() }
+        _ = try await connection.call(
+            destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: "Place",
+            arguments: [.int32(pid), .int32(workspace)] + frame.map(DBusValue.int32) + [.boolean(maximized)]
+        )
+    }
+
+    /// Stops the shell.
+    public func stop() { process.stop() }
+
+    static let testExtensionMetadata = """
+        {"uuid": "\(testExtension)", "name": "restored's test windows", "description": "Reads and moves windows for restored's tests.", "shell-version": ["43", "44"]}
+        """
+
+    /// The test's own extension (GNOME 43, legacy imports): what a user
+    /// does with the mouse, and what a test reads of the windows.
+    static let testExtensionSource = """
+        'use strict';
+        const { Gio, GLib, Meta } = imports.gi;
+        const xml = `<node><interface name="org.restored1.test.Windows">
+          <method name="List"><arg type="a(iiiiiib)" direction="out"/></method>
+          <method name="Place"><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/>
+            <arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="b" direction="in"/></method>
+        </interface></node>`;
+        let exported = null;
+        function normal() {
+            return global.get_window_actors().map(a => a.meta_window).filter(w => w.get_window_type() === Meta.WindowType.NORMAL);
+        }
+        const service = {
+            List() {
+                return normal().map(w => {
+                    const r = w.get_frame_rect();
+                    const ws = w.get_workspace();
+                    return [w.get_pid(), ws ? ws.index() : -1, r.x, r.y, r.width, r.height, w.get_maximized() === Meta.MaximizeFlags.BOTH];
+                });
+            },
+            Place(pid, workspace, x, y, width, height, maximized) {
+                const manager = global.display.get_workspace_manager();
+                for (const w of normal().filter(w => w.get_pid() === pid)) {
+                    while (manager.get_n_workspaces() <= workspace)
+                        manager.append_new_workspace(false, global.get_current_time());
+                    w.change_workspace_by_index(workspace, false);
+                    if (w.get_maximized())
+                        w.unmaximize(Meta.MaximizeFlags.BOTH);
+                    w.move_resize_frame(true, x, y, width, height);
+                    if (maximized)
+                        w.maximize(Meta.MaximizeFlags.BOTH);
+                }
+            },
+        };
+        function init() {}
+        function enable() {
+            exported = Gio.DBusExportedObject.wrapJSObject(xml, service);
+            exported.export(Gio.DBus.session, '/org/restored1/test/Windows');
+        }
+        function disable() {
+            exported.unexport();
+            exported = null;
+        }
+        """
+}
+
+/// Why the headless GNOME Shell of a test could not be used.
+public struct HeadlessGnomeShellError: Error, CustomStringConvertible {
+    /// What happened.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
