@@ -9,7 +9,8 @@ struct DoctorCommand: AsyncParsableCommand {
         abstract: "Check what restored needs, explaining each problem with a remedy.",
         discussion: """
             Checks the session bus, restored, logind and restored's delay lock, the session \
-            manager, the state directory's ownership and permissions, the plugin directories and \
+            manager, restored's GNOME Shell extension where GNOME Shell runs (installed, enabled, \
+            the command that enables it), the state directory's ownership and permissions, the plugin directories and \
             whether each plugin loads. The plugin directories are those given with --plugin-dir, \
             or the running restored's (its plugins as it holds them), or restored's default search \
             path. Exits 1 when a check fails (a refused plugin is one); warnings do not.
