@@ -4,7 +4,8 @@ import ProcFiles
 /// The session's window manager, as far as it lets a client read where
 /// windows are and put them there: one small interface over each kind
 /// (``EWMHWindowPlacer`` on X11, ``TilingWindowPlacer`` on sway and i3,
-/// ``GnomeShellWindowPlacer`` through restored's GNOME Shell extension).
+/// ``GnomeShellWindowPlacer`` through restored's GNOME Shell extension,
+/// ``KWinWindowPlacer`` through restored's KWin script).
 ///
 /// A placer either moves the windows of a restore once they map
 /// (``MovingWindowPlacer``) or hands their places to the window manager
@@ -106,12 +107,14 @@ struct PlacedWindow: Hashable, Sendable {
 
 /// The placer of the session `environment` describes: sway's or i3's IPC
 /// when one answers (i3 ignores EWMH requests), else restored's GNOME
-/// Shell extension when it answers (on Wayland, the only way; on X11 it
-/// places a window before it is first shown, where EWMH moves it after),
-/// else EWMH on `DISPLAY`; nil when none answers.
+/// Shell extension when it answers, else restored's KWin script when
+/// KWin's scripting answers (on Wayland, the only ways; on X11 they place
+/// a window as it appears, where EWMH moves it after), else EWMH on
+/// `DISPLAY`; nil when none answers.
 func windowPlacer(environment: [String: String]) -> (any WindowPlacer)? {
     if let tiling = TilingWindowPlacer(environment: environment) { return tiling }
     if let shell = GnomeShellWindowPlacer(environment: environment) { return shell }
+    if let kwin = KWinWindowPlacer(environment: environment) { return kwin }
     return EWMHWindowPlacer(environment: environment)
 }
 

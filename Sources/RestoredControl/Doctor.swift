@@ -68,6 +68,9 @@ public struct Doctor: Sendable {
             if let extensionCheck = await GnomeShellExtensionCheck(environment: environment).check(on: session) {
                 checks.append(extensionCheck)
             }
+            if let scriptCheck = await KWinScriptCheck(environment: environment).check(on: session) {
+                checks.append(scriptCheck)
+            }
         } else {
             checks.append(DoctorCheck("session bus", .failed, "cannot be reached (DBUS_SESSION_BUS_ADDRESS is \(environment["DBUS_SESSION_BUS_ADDRESS"].map { "\"\($0)\"" } ?? "unset"))", remedy: "run restored-ctl inside your desktop session"))
         }

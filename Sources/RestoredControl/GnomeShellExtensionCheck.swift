@@ -1,5 +1,6 @@
 import Glibc
 import RestoredDBus
+import SystemSupport
 
 /// `restored-ctl doctor`'s look at restored's GNOME Shell extension, where
 /// GNOME Shell runs: the only way windows are read and placed under GNOME
@@ -23,11 +24,8 @@ struct GnomeShellExtensionCheck {
 
     /// The extension directories GNOME Shell searches, in its order.
     var extensionDirectories: [String] {
-        let home = environment["HOME"] ?? ""
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
-        let dataDirectories = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        return ([dataHome] + dataDirectories).map { $0 + "/gnome-shell/extensions" }
+        let directories = XDGBaseDirectories(environment: environment)
+        return ([directories.dataHome] + directories.dataDirectories).map { $0 + "/gnome-shell/extensions" }
     }
 
     /// Where `uuid` is installed, or nil.

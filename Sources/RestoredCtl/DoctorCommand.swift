@@ -10,7 +10,7 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Checks the session bus, restored, logind and restored's delay lock, the session \
             manager, restored's GNOME Shell extension where GNOME Shell runs (installed, enabled, \
-            the command that enables it), the state directory's ownership and permissions, the plugin directories and \
+            the command that enables it), restored's KWin script where KWin runs, the state directory's ownership and permissions, the plugin directories and \
             whether each plugin loads. The plugin directories are those given with --plugin-dir, \
             or the running restored's (its plugins as it holds them), or restored's default search \
             path. Exits 1 when a check fails (a refused plugin is one); warnings do not.

@@ -16,12 +16,12 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// Installs the extension as `scripts/install` does, under `share`.
-    static func installExtension(under share: String) async throws {
+    /// Installs the extension and the KWin script as `scripts/install` does, under `share`.
+    static func installWindowPlaces(under share: String) async throws {
         let run = try await CompletedCommand.run(
-            "/bin/bash", ["\(repository)/scripts/install-gnome-extension", share], environment: ProcessInfo.processInfo.environment, in: URL(fileURLWithPath: repository)
+            "/bin/bash", ["\(repository)/scripts/install-window-places", share], environment: ProcessInfo.processInfo.environment, in: URL(fileURLWithPath: repository)
         )
-        try #require(run.status == 0, "scripts/install-gnome-extension: \(run.output)\(run.error)")
+        try #require(run.status == 0, "scripts/install-window-places: \(run.output)\(run.error)")
     }
 
     @Test("GNOME Shell and foot: three windows (one at its frame, one on workspace 2 at another, one maximized) are saved through the daemon and restored's extension, killed, and come back each on its workspace, at its frame, maximized where it was; nobody but restored may call the extension")
@@ -31,7 +31,7 @@ import Testing
         let environment = try await Environment.make()
         try environment.addPlugin("SessionPlugin")
         let root = environment.bus.directory.path
-        try await Self.installExtension(under: root + "/installed-share")
+        try await Self.installWindowPlaces(under: root + "/installed-share")
         let shell = try await HeadlessGnomeShell(
             root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places-legacy@restored"]
         )
@@ -94,23 +94,10 @@ import Testing
         terminals = [:]
         try await LogindInhibitorTests.eventually { try await shell.windows(on: environment.bus).isEmpty }
 
-        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: variables)
-        _ = try await environment.waitForNotify("READY=1")
-        let control = try await environment.admin()
-        defer { control.close() }
-        #expect(try await control.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored-2.log"))")
-        let units = try await manager.transientUnits()
-        #expect(units.count == 3, "\(environment.wholeLog("restored-2.log"))")
+        let (again, units, restored) = try await TilingSessionTests.nextLogin(
+            restoring: Self.appID, count: 3, environment: environment, variables: variables, manager: manager
+        )
         defer { for unit in units { if let pid = manager.spawned[unit.name] { kill(pid, SIGKILL) } } }
-        // Each new foot, known by its shell's directory.
-        var restored: [String: Int32] = [:]
-        try await LogindInhibitorTests.eventually {
-            for unit in units {
-                guard let footPID = manager.spawned[unit.name] else { continue }
-                for (directory, _) in TilingSessionTests.shellDirectories(of: footPID) { restored[directory] = footPID }
-            }
-            return restored.count == 3
-        }
         var after: [HeadlessGnomeShell.Window] = []
         try await LogindInhibitorTests.eventually {
             after = try await shell.windows(on: environment.bus)
@@ -132,7 +119,7 @@ import Testing
     func doctorOnGnomeShell() async throws {
         let environment = try await Environment.make()
         let root = environment.bus.directory.path
-        try await Self.installExtension(under: root + "/installed-share")
+        try await Self.installWindowPlaces(under: root + "/installed-share")
         let shell = try await HeadlessGnomeShell(root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: [])
         defer { shell.stop() }
         var variables = ProcessInfo.processInfo.environment
@@ -163,7 +150,7 @@ import Testing
     func extensionEntries() async throws {
         let directory = try TemporaryTestDirectory()
         let share = directory.path + "/share"
-        try await Self.installExtension(under: share)
+        try await Self.installWindowPlaces(under: share)
         let modules = share + "/gnome-shell/extensions/window-places@restored"
         let legacy = share + "/gnome-shell/extensions/window-places-legacy@restored"
         for (path, majors) in [(modules, ["45", "46", "47", "48", "49"]), (legacy, ["43", "44"])] {

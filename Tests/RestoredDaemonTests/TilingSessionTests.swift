@@ -187,6 +187,32 @@ import X11Client
 
 extension TilingSessionTests {
     /// `session` with every window's size zero.
+    /// The next login of a terminals test: a second daemon (log
+    /// `restored-2.log`), told to restore `appID` and checked to have made
+    /// `count` launches through `manager`, and each relaunched terminal's
+    /// process by its shell's directory once all `count` are there. The
+    /// caller stops the daemon and kills the terminals (`units`).
+    static func nextLogin(
+        restoring appID: String, count: Int, environment: Environment, variables: [String: String], manager: UserManagerMock
+    ) async throws -> (daemon: ChildProcess, units: [UserManagerMock.TransientUnit], terminals: [String: Int32]) {
+        let daemon = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let control = try await environment.admin()
+        defer { control.close() }
+        #expect(try await control.call("Restore", [.strings([appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored-2.log"))")
+        let units = try await manager.transientUnits()
+        #expect(units.count == count, "\(environment.wholeLog("restored-2.log"))")
+        var terminals: [String: Int32] = [:]
+        try await LogindInhibitorTests.eventually {
+            for unit in units {
+                guard let pid = manager.spawned[unit.name] else { continue }
+                for (directory, _) in shellDirectories(of: pid) { terminals[directory] = pid }
+            }
+            return terminals.count == count
+        }
+        return (daemon, units, terminals)
+    }
+
     /// Has the user resize and move the floating window of `pid` to `frame`
     /// (absolute) again until sway reports it there on ten looks, 2 s: a
     /// foot slow to start may still commit the size it first chose, and

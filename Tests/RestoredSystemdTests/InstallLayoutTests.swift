@@ -105,6 +105,7 @@ struct InstallLayoutTests {
                 ("share/gnome-shell/extensions/window-places@restored/metadata.json", 0o644),
                 ("share/gnome-shell/extensions/window-places@restored/extension.js", 0o644),
                 ("share/gnome-shell/extensions/window-places@restored/core.js", 0o644),
+                ("share/restored/kwin/places.js", 0o644),
             ]
             for (path, mode) in expected {
                 let actual = Self.mode(of: "\(root)/\(path)")

@@ -1,0 +1,141 @@
+// restored's window places for KWin (Plasma 5.27, and Plasma 6's API),
+// loaded by restored's session plugin over D-Bus
+// (org.kde.KWin /Scripting loadScript) while it reads or places windows.
+//
+// A KWin script serves no D-Bus calls; it calls restored instead
+// (callDBus), on the name the session plugin owns while the script runs,
+// org.restored1.KWinPlaces at /org/restored1/KWinPlaces:
+// - Report(s windows): every normal window, as JSON, once when it starts;
+// - Claim(s window) -> s place: for each window that appears after, its
+//   process and id, as JSON; the answer is the place restored saved for it
+//   (JSON), or an empty object;
+// - Applied(s outcome): the place taken, as JSON.
+// Nothing restored sends is evaluated: places arrive as JSON, read with
+// JSON.parse, and are only numbers and flags given to KWin's properties.
+// The same file serves both APIs: Plasma 6 lists windows with
+// windowList()/windowAdded and puts a window on desktops by object; 5.27
+// with clientList()/clientAdded and by number.
+
+const service = 'org.restored1.KWinPlaces';
+const path = '/org/restored1/KWinPlaces';
+const iface = 'org.restored1.KWinPlaces';
+const plasma6 = typeof workspace.windowList === 'function';
+
+function windowsNow() {
+    return plasma6 ? workspace.windowList() : workspace.clientList();
+}
+
+function desktopIndexOf(window) {
+    if (plasma6) {
+        if (window.onAllDesktops || window.desktops.length === 0)
+            return -1;
+        return workspace.desktops.indexOf(window.desktops[0]);
+    }
+    return window.onAllDesktops ? -1 : window.desktop - 1;
+}
+
+// The output's name (Plasma 6); 5.27 gives scripts screen numbers only.
+function outputNameOf(window) {
+    return plasma6 && window.output ? String(window.output.name) : '';
+}
+
+function describe(window) {
+    const frame = window.frameGeometry;
+    return {
+        id: String(window.internalId),
+        pid: window.pid,
+        resourceClass: String(window.resourceClass),
+        caption: String(window.caption),
+        desktop: desktopIndexOf(window),
+        output: outputNameOf(window),
+        x: frame.x, y: frame.y, width: frame.width, height: frame.height,
+        maximized: false,
+        fullscreen: window.fullScreen,
+        minimized: window.minimized,
+    };
+}
+
+// The area of each screen there is now, the first one first.
+function screenAreas() {
+    if (plasma6)
+        return workspace.screens.map(output => workspace.clientArea(KWin.FullScreenArea, output, workspace.currentDesktop));
+    const areas = [];
+    for (let index = 0; index < workspace.numScreens; index++)
+        areas.push(workspace.clientArea(KWin.FullScreenArea, index, workspace.currentDesktop));
+    return areas;
+}
+
+function contains(area, x, y) {
+    return x >= area.x && x < area.x + area.width && y >= area.y && y < area.y + area.height;
+}
+
+// Moves and shrinks `frame` inside `area`.
+function fitting(frame, area) {
+    const width = Math.min(frame.width, area.width);
+    const height = Math.min(frame.height, area.height);
+    return {
+        x: Math.min(Math.max(frame.x, area.x), area.x + area.width - width),
+        y: Math.min(Math.max(frame.y, area.y), area.y + area.height - height),
+        width, height,
+    };
+}
+
+function toDesktop(window, index) {
+    if (index < 0)
+        return;
+    if (plasma6) {
+        while (workspace.desktops.length <= index)
+            workspace.createDesktop(workspace.desktops.length, '');
+        window.desktops = [workspace.desktops[index]];
+    } else {
+        if (workspace.desktops <= index)
+            workspace.desktops = index + 1;
+        window.desktop = index + 1;
+    }
+}
+
+function apply(window, place) {
+    toDesktop(window, typeof place.desktop === 'number' ? place.desktop : -1);
+    let frame = { x: Number(place.x), y: Number(place.y), width: Number(place.width), height: Number(place.height) };
+    // A frame on no screen now (its monitor is gone): the first screen,
+    // the frame moved and shrunk inside it.
+    const areas = screenAreas();
+    const centerX = frame.x + frame.width / 2;
+    const centerY = frame.y + frame.height / 2;
+    if (areas.length > 0 && !areas.some(area => contains(area, centerX, centerY)))
+        frame = fitting(frame, areas[0]);
+    if (frame.width > 0 && frame.height > 0)
+        window.frameGeometry = frame;
+    if (place.maximized === true)
+        window.setMaximize(true, true);
+    if (place.fullscreen === true)
+        window.fullScreen = true;
+    if (place.minimized === true)
+        window.minimized = true;
+}
+
+function claim(window) {
+    if (!window.normalWindow)
+        return;
+    callDBus(service, path, iface, 'Claim', JSON.stringify({ id: String(window.internalId), pid: window.pid }), reply => {
+        let place = {};
+        try {
+            place = JSON.parse(String(reply));
+        } catch (error) {
+            return;
+        }
+        if (typeof place.rule !== 'string')
+            return;
+        apply(window, place);
+        const frame = window.frameGeometry;
+        callDBus(service, path, iface, 'Applied', JSON.stringify({
+            rule: place.rule, id: String(window.internalId), x: frame.x, y: frame.y, width: frame.width, height: frame.height,
+        }));
+    });
+}
+
+callDBus(service, path, iface, 'Report', JSON.stringify(windowsNow().filter(window => window.normalWindow).map(describe)));
+if (plasma6)
+    workspace.windowAdded.connect(claim);
+else
+    workspace.clientAdded.connect(claim);
