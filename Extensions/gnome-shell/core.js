@@ -383,8 +383,8 @@ function createWindowPlaces(lib) {
     }
 
     // Calls `then(allowed)` once it is known whether `sender` is restored
-    // (the owner of org.restored1) or a process it started (a plugin host,
-    // whose parent it is).
+    // (the owner of org.restored1, or another connection of its process)
+    // or a process it started (a plugin host, whose parent it is).
     function checkCaller(sender, then) {
         if (owner === null) {
             then(false);
@@ -400,14 +400,15 @@ function createWindowPlaces(lib) {
                 then(false);
                 return;
             }
+            const decide = ownerPid => ownerPid > 0 && (pid === ownerPid || parentOf(pid) === ownerPid);
             if (ownerProcess > 0) {
-                then(parentOf(pid) === ownerProcess);
+                then(decide(ownerProcess));
                 return;
             }
             processOf(ownerNow, ownerPid => {
                 if (owner === ownerNow)
                     ownerProcess = ownerPid;
-                then(ownerPid > 0 && parentOf(pid) === ownerPid);
+                then(decide(ownerPid));
             });
         });
     }
