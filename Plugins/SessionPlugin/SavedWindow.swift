@@ -2,7 +2,8 @@ import RestorationKit
 import SavedText
 
 /// Where one window of an app instance was, as the session's window
-/// manager told it: on X11 (EWMH) its workspace number and frame; on sway
+/// manager told it: on X11 (EWMH) its workspace number, monitor (RandR's
+/// name) and frame; on sway
 /// and i3 its workspace and output by name, tiled or floating, its frame,
 /// fullscreen; on GNOME Shell (restored's extension) its workspace number,
 /// monitor by connector, frame, maximized, fullscreen, minimized. Saved
@@ -12,7 +13,8 @@ struct SavedWindow: Hashable, Sendable {
     var desktop: Int?
     /// The workspace's name (sway, i3).
     var workspace: String?
-    /// The output's name (sway, i3), the monitor's connector (GNOME Shell).
+    /// The output's name (sway, i3), the monitor's (RandR on X11, KWin on
+    /// Plasma 6) or its connector (GNOME Shell).
     var output: String?
     /// Whether it floated (sway, i3); nil where the window manager has no tiling.
     var floating: Bool?

@@ -162,7 +162,7 @@ public final class X11Connection {
     }
 
     /// Sends a request and returns its reply, events skipped.
-    private func call(opcode: UInt8, data: UInt8, body: [UInt8]) throws(X11Error) -> [UInt8] {
+    func call(opcode: UInt8, data: UInt8, body: [UInt8]) throws(X11Error) -> [UInt8] {
         try send(opcode: opcode, data: data, body: body)
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -196,23 +196,23 @@ public final class X11Connection {
         }
     }
 
-    private static func padded(_ bytes: [UInt8]) -> [UInt8] {
+    static func padded(_ bytes: [UInt8]) -> [UInt8] {
         bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
     }
 
-    private static func append16(_ value: UInt16, to bytes: inout [UInt8]) {
+    static func append16(_ value: UInt16, to bytes: inout [UInt8]) {
         bytes += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
     }
 
-    private static func append32(_ value: UInt32, to bytes: inout [UInt8]) {
+    static func append32(_ value: UInt32, to bytes: inout [UInt8]) {
         bytes += (0 ..< 4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    private static func value16(_ bytes: [UInt8], at offset: Int) -> UInt16 {
+    static func value16(_ bytes: [UInt8], at offset: Int) -> UInt16 {
         UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
     }
 
-    private static func value32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+    static func value32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         (0 ..< 4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
     }
 }

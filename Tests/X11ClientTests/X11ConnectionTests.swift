@@ -55,4 +55,18 @@ import X11Client
         }
         #expect(placed == target)
     }
+
+    @Test("RandR 1.5's monitors are read (Xvfb's one, named for its output, the whole screen), with the names of their atoms")
+    func monitors() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("x11-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // With a window manager, a client that stays: Xvfb resets when its last client leaves.
+        let screen = try VirtualDisplay(log: root + "/xvfb.log", windowManager: true)
+        let connection = try X11Connection(display: try #require(X11Display(screen.display)), authorityFile: nil)
+        let monitors = try connection.monitors()
+        #expect(monitors == [X11Monitor(name: "screen", primary: monitors.first?.primary ?? false, x: 0, y: 0, width: 1280, height: 800)], "\(monitors)")
+        #expect(monitors.first?.contains(x: 1279, y: 799) == true && monitors.first?.contains(x: 1280, y: 0) == false)
+        #expect(try connection.atomName(try connection.atom("_NET_WM_PID")) == "_NET_WM_PID")
+    }
 }
