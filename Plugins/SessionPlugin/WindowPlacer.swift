@@ -106,15 +106,17 @@ struct PlacedWindow: Hashable, Sendable {
 }
 
 /// The placer of the session `environment` describes: sway's or i3's IPC
-/// when one answers (i3 ignores EWMH requests), else restored's GNOME
-/// Shell extension when it answers, else restored's KWin script when
+/// when one answers (i3 ignores EWMH requests), else, where
+/// `XDG_CURRENT_DESKTOP` names GNOME, restored's GNOME Shell extension
+/// when it answers, or where it names KDE, restored's KWin script when
 /// KWin's scripting answers (on Wayland, the only ways; on X11 they place
 /// a window as it appears, where EWMH moves it after), else EWMH on
-/// `DISPLAY`; nil when none answers.
+/// `DISPLAY`; nil when none answers. Other desktops pay no D-Bus look.
 func windowPlacer(environment: [String: String]) -> (any WindowPlacer)? {
     if let tiling = TilingWindowPlacer(environment: environment) { return tiling }
-    if let shell = GnomeShellWindowPlacer(environment: environment) { return shell }
-    if let kwin = KWinWindowPlacer(environment: environment) { return kwin }
+    let desktops = Set((environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.uppercased() })
+    if desktops.contains("GNOME"), let shell = GnomeShellWindowPlacer(environment: environment) { return shell }
+    if desktops.contains("KDE"), let kwin = KWinWindowPlacer(environment: environment) { return kwin }
     return EWMHWindowPlacer(environment: environment)
 }
 
