@@ -87,9 +87,13 @@ function createWindowPlaces(lib) {
             });
     }
 
+    // The normal windows, in the order they were made (a process's
+    // windows are saved in that order, and reopened windows take their
+    // places in it).
     function normalWindows() {
         return global.get_window_actors().map(actor => actor.meta_window)
-            .filter(window => window && window.get_window_type() === Meta.WindowType.NORMAL);
+            .filter(window => window && window.get_window_type() === Meta.WindowType.NORMAL)
+            .sort((one, other) => one.get_stable_sequence() - other.get_stable_sequence());
     }
 
     function appIdOf(window) {
@@ -170,8 +174,10 @@ function createWindowPlaces(lib) {
     }
 
     // The rule `window` takes: the next unapplied one of the launch group
-    // its process holds, or of the first group of its desktop file no
-    // process holds yet.
+    // its process holds, or of the first group no process holds yet of its
+    // desktop file, or, for a window of a process restored did not start
+    // (a single-instance app a launch handed its window to, such as GNOME
+    // Terminal's server or a D-Bus activated app), of its app's desktop id.
     function ruleFor(window) {
         if (rules.length === 0)
             return null;
@@ -184,10 +190,18 @@ function createWindowPlaces(lib) {
         let group = groupOfProcess.get(pid);
         if (group === undefined) {
             const file = launchedFile(pid);
-            if (file === null)
-                return null;
             const held = new Set(groupOfProcess.values());
-            const rule = rules.find(candidate => candidate.file === file && !held.has(candidate.group) && !candidate.window);
+            const free = candidate => !held.has(candidate.group) && !candidate.window;
+            let rule = file === null ? undefined : rules.find(candidate => candidate.file === file && free(candidate));
+            if (!rule) {
+                // The shell may not know the window's app yet when it is
+                // created: its Wayland app id or GTK application id names
+                // the desktop file too.
+                const ids = new Set([appIdOf(window), window.get_wm_class(), window.get_gtk_application_id(), window.get_sandboxed_app_id()]
+                    .filter(id => typeof id === 'string' && id !== '')
+                    .map(id => id.endsWith('.desktop') ? id : `${id}.desktop`));
+                rule = rules.find(candidate => candidate.desktopId !== '' && ids.has(candidate.desktopId) && free(candidate));
+            }
             if (!rule)
                 return null;
             group = rule.group;
@@ -300,18 +314,56 @@ function createWindowPlaces(lib) {
         window.move_resize_frame(true, frame.x, frame.y, frame.width, frame.height);
     }
 
+    // Applies `rule` to `window` once Mutter has placed it (after its
+    // first size, in the work Mutter does before the next paint: a frame
+    // given earlier is overridden by that placement), before the stage is
+    // painted.
+    function applyWhenPlaced(window, rule) {
+        atFirstSize(window, () => applyBeforeRedraw(window, rule));
+    }
+
+    // Calls `then` once `window` has a size (its first buffer).
+    function atFirstSize(window, then) {
+        const sized = window.connect('size-changed', () => {
+            if (window.get_frame_rect().width <= 0)
+                return;
+            window.disconnect(sized);
+            then();
+        });
+    }
+
+    function applyBeforeRedraw(window, rule) {
+        beforeRedraw(() => {
+            try {
+                applyPlaced(window, rule);
+            } catch (error) {
+                log(`restored window places: rule ${rule.id} not applied: ${error.message}`);
+            }
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
     function onWindowCreated(display, window) {
-        if (window.get_window_type() !== Meta.WindowType.NORMAL)
+        if (window.get_window_type() !== Meta.WindowType.NORMAL || rules.length === 0)
             return;
         const rule = ruleFor(window);
-        if (rule === null)
+        if (rule === null) {
+            // A window of a process restored did not start may name its
+            // app only after it is created: looked at again once it has a
+            // size, before it is painted.
+            atFirstSize(window, () => {
+                const late = ruleFor(window);
+                if (late === null)
+                    return;
+                late.window = window.get_id();
+                applyBeforeRedraw(window, late);
+            });
             return;
+        }
         // Claimed now. Its workspace once Mutter has sent the window its
         // first configuration (a Wayland window changed before that takes
         // Mutter 43 down), so that it is first shown there; the rest once
-        // Mutter has placed it (after its first size, in the work Mutter
-        // does before the next paint: a frame given earlier is overridden
-        // by that placement), before the stage is painted.
+        // Mutter has placed it.
         rule.window = window.get_id();
         GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
             try {
@@ -321,19 +373,7 @@ function createWindowPlaces(lib) {
             }
             return GLib.SOURCE_REMOVE;
         });
-        const sized = window.connect('size-changed', () => {
-            if (window.get_frame_rect().width <= 0)
-                return;
-            window.disconnect(sized);
-            beforeRedraw(() => {
-                try {
-                    applyPlaced(window, rule);
-                } catch (error) {
-                    log(`restored window places: rule ${rule.id} not applied: ${error.message}`);
-                }
-                return GLib.SOURCE_REMOVE;
-            });
-        });
+        applyWhenPlaced(window, rule);
     }
 
     function number(fields, key, fallback) {
@@ -346,10 +386,12 @@ function createWindowPlaces(lib) {
         for (const fields of list) {
             const id = number(fields, 'id', '');
             const file = number(fields, 'launched-file', '');
+            const desktopId = number(fields, 'desktop-id', '');
             if (typeof id !== 'string' || typeof file !== 'string' || id === '' || file === '')
                 continue;
             parsed.push({
                 id, file,
+                desktopId: typeof desktopId === 'string' ? desktopId : '',
                 group: String(number(fields, 'launch', 0)),
                 workspace: number(fields, 'workspace', -1),
                 monitor: number(fields, 'monitor', ''),

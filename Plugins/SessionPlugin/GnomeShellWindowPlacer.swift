@@ -14,7 +14,9 @@ import RestoredDBus
 /// minimized states. At a restore, the places are handed over before the
 /// launches, as rules the extension applies as each new window of a
 /// launch is created (matched by the desktop file its process was
-/// launched from, as on the other desktops), before it is first shown; a
+/// launched from, as on the other desktops, or, for a window of a process
+/// restored did not start, such as a single-instance app's, by its app's
+/// desktop id), before it is first shown; a
 /// saved monitor that is gone puts the window on the primary one, its
 /// frame moved and shrunk inside it.
 struct GnomeShellWindowPlacer: WindowPlacer {
@@ -84,6 +86,7 @@ struct GnomeShellWindowPlacer: WindowPlacer {
             for (index, place) in entry.places.enumerated() {
                 var fields: [(String, DBusValue)] = [
                     ("id", .string("\(launch).\(index)")), ("launched-file", .string(entry.entryPath)), ("launch", .uint32(UInt32(launch))),
+                    ("desktop-id", .string(String(entry.entryPath.split(separator: "/").last ?? ""))),
                     ("x", .int32(Int32(clamping: place.x))), ("y", .int32(Int32(clamping: place.y))),
                     ("width", .int32(Int32(clamping: place.width))), ("height", .int32(Int32(clamping: place.height))),
                     ("maximized", .boolean(place.maximized)), ("fullscreen", .boolean(place.fullscreen)), ("minimized", .boolean(place.minimized)),

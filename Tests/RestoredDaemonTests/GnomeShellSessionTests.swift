@@ -115,6 +115,92 @@ import Testing
         #expect(await again.terminated() == 0)
     }
 
+    /// The GNOME Terminal servers on `bus` (each D-Bus activated there), and
+    /// the directories of their tabs' shells.
+    static func terminalServers(on bus: PrivateBus) -> [(pid: Int32, directories: Set<String>)] {
+        ProcessFacts.allProcesses().filter { pid in
+            ProcessFacts.commandLine(of: pid).first.map { $0.hasSuffix("/gnome-terminal-server") } == true
+                && ProcessFacts.environment(of: pid)["DBUS_SESSION_BUS_ADDRESS"] == bus.address
+        }.map { pid in
+            (pid, Set(ProcessFacts.children(of: pid).compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd") }))
+        }
+    }
+
+    @Test("GNOME Terminal on GNOME Shell: two windows of two tabs each (the second on workspace 2) come back in their directories as one window of the four tabs (which tab is in which window cannot be told: see the README), on the first window's workspace at its frame, placed by its app id (its server makes the window, not the launch)")
+    func gnomeTerminalWindows() async throws {
+        let lock = try await SharedTestLock.acquire("gnome-terminal")
+        defer { lock.release() }
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        try await Self.installWindowPlaces(under: root + "/installed-share")
+        let shell = try await HeadlessGnomeShell(
+            root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places-legacy@restored"]
+        )
+        defer { shell.stop() }
+        // GNOME Terminal's server, D-Bus activated on the test's bus, as on a desktop's.
+        try "[D-BUS Service]\nName=org.gnome.Terminal\nExec=/usr/libexec/gnome-terminal-server\n"
+            .write(to: environment.bus.servicesDirectory.appendingPathComponent("org.gnome.Terminal.service"), atomically: true, encoding: .utf8)
+        defer { for server in Self.terminalServers(on: environment.bus) { kill(server.pid, SIGKILL) } }
+        let (variables, manager) = try await TilingSessionTests.footSession(
+            root: root, desktop: shell.clientEnvironment, environment: environment,
+            entries: ["org.gnome.Terminal.desktop": "Name=Terminal\nExec=gnome-terminal\nDBusActivatable=true"]
+        )
+        defer { manager.stop() }
+        let directories = (1 ... 4).map { root + "/tab \($0)" }
+        for directory in directories { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        var client = variables
+        client["DBUS_SESSION_BUS_ADDRESS"] = environment.bus.address
+        for (index, pair) in [(directories[0], directories[1]), (directories[2], directories[3])].enumerated() {
+            let open = try await CompletedCommand.run(
+                "/usr/bin/gnome-terminal", ["--window", "--working-directory=\(pair.0)", "--tab", "--working-directory=\(pair.1)"], environment: client, in: URL(fileURLWithPath: root)
+            )
+            #expect(open.status == 0, "gnome-terminal: \(open.output)\(open.error)")
+            try await LogindInhibitorTests.eventually { try await shell.windows(on: environment.bus).count == index + 1 }
+        }
+        // The first window at a place of its own, the second on workspace 2,
+        // until both hold (GNOME Terminal sizes its windows by whole cells).
+        let frames: [[Int32]] = [[100, 80, 700, 450], [400, 250, 700, 450]]
+        var saved: [HeadlessGnomeShell.Window] = []
+        var held = 0
+        try await LogindInhibitorTests.eventually(within: .seconds(90)) {
+            let before = saved
+            saved = try await shell.windows(on: environment.bus).sorted { $0.id < $1.id }
+            var all = saved.count == 2 && saved == before
+            for (index, window) in saved.enumerated() where window.workspace != Int32(index) || Array(window.frame.prefix(2)) != Array(frames[index].prefix(2)) {
+                all = false
+                try await shell.place(window: window.id, workspace: Int32(index), frame: frames[index], on: environment.bus)
+            }
+            held = all ? held + 1 : 0
+            try await Task.sleep(for: .milliseconds(200))
+            return held >= 10
+        }
+        #expect(Self.terminalServers(on: environment.bus).map(\.directories) == [Set(directories)])
+
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
+        admin.close()
+        #expect(await daemon.terminated() == 0)
+        for server in Self.terminalServers(on: environment.bus) { kill(server.pid, SIGKILL) }
+        try await LogindInhibitorTests.eventually { try await shell.windows(on: environment.bus).isEmpty }
+
+        let again = try environment.startDaemon(log: "restored-2.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let control = try await environment.admin()
+        defer { control.close() }
+        #expect(try await control.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)], "\(environment.log("restored-2.log"))")
+        try await LogindInhibitorTests.eventually {
+            Self.terminalServers(on: environment.bus).map(\.directories) == [Set(directories)]
+        }
+        var after: [HeadlessGnomeShell.Window] = []
+        try await LogindInhibitorTests.eventually {
+            after = try await shell.windows(on: environment.bus)
+            return after.count == 1 && after.first?.workspace == 0 && after.first?.frame == saved.first?.frame
+        }
+        #expect(after.count == 1 && after.first?.workspace == 0 && after.first?.frame == saved.first?.frame,
+                "saved \(saved), now \(after); \(environment.wholeLog("restored-2.log")); the shell said: \(shell.log(containing: "restored"))")
+        #expect(await again.terminated() == 0)
+    }
+
     @Test("restored-ctl doctor on GNOME Shell: says the extension is not installed, or installed and not enabled with the one command that enables it, or enabled once that command ran")
     func doctorOnGnomeShell() async throws {
         let environment = try await Environment.make()

@@ -23,6 +23,7 @@ public final class HeadlessGnomeShell {
     /// The test extension that reads and moves windows for the test
     /// (`org.restored1.test.Windows` at `/org/restored1/test/Windows` on the shell's connection).
     public static let testExtension = "test-windows@restored.test"
+    private let logFile: String
 
     /// Starts GNOME Shell on `bus` with `extensions` enabled (the test
     /// extension is installed in `root/test-share` and enabled too), and
@@ -31,6 +32,7 @@ public final class HeadlessGnomeShell {
     public init(root: String, bus: PrivateBus, dataDirectories: [String], extensions: [String]) async throws {
         let home = root + "/gnome-home"
         runtimeDirectory = root + "/gnome-runtime"
+        logFile = root + "/gnome-shell.log"
         for directory in [home, runtimeDirectory, home + "/.config/glib-2.0/settings"] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
@@ -65,7 +67,7 @@ public final class HeadlessGnomeShell {
         guard activation.status == 0 else { throw HeadlessGnomeShellError("dbus-update-activation-environment: \(activation.output)\(activation.error)") }
         process = try ChildProcess(
             "/usr/bin/gnome-shell", ["--headless", "--virtual-monitor", "1280x800", "--wayland-display", waylandDisplay],
-            environment: variables, log: root + "/gnome-shell.log"
+            environment: variables, log: logFile
         )
         let connection = try await bus.connect()
         defer { connection.close() }
@@ -86,6 +88,8 @@ public final class HeadlessGnomeShell {
 
     /// A window as the test extension reads it.
     public struct Window: Equatable, Sendable, CustomStringConvertible {
+        /// Its id (Mutter's).
+        public var id: UInt64
         /// Its process.
         public var pid: Int32
         /// Its workspace's index (-1: on all).
@@ -104,22 +108,36 @@ public final class HeadlessGnomeShell {
         defer { connection.close() }
         let reply = try await connection.call(destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: "List")
         return (reply.first?.arrayValue ?? []).compactMap { value in
-            guard let fields = value.structureValue, fields.count == 7,
-                  let pid = fields[0].int64Value, let workspace = fields[1].int64Value, let maximized = fields[6].boolValue else { return nil }
+            guard let fields = value.structureValue, fields.count == 8,
+                  let pid = fields[0].int64Value, let workspace = fields[1].int64Value, let maximized = fields[6].boolValue, let id = fields[7].uint64Value else { return nil }
             let frame = fields[2 ... 5].compactMap { $0.int64Value.flatMap { Int32(exactly: $0) } }
-            return Window(pid: Int32(pid), workspace: Int32(workspace), frame: frame, maximized: maximized)
+            return Window(id: id, pid: Int32(pid), workspace: Int32(workspace), frame: frame, maximized: maximized)
         }
     }
 
     /// Has the test extension move the windows of `pid` to workspace
     /// `workspace` at `frame`, maximized or not, as a user would.
     public func place(pid: Int32, workspace: Int32, frame: [Int32], maximized: Bool = false, on bus: PrivateBus) async throws {
+        try await place(.int32(pid), member: "Place", workspace: workspace, frame: frame, maximized: maximized, on: bus)
+    }
+
+    /// The same for the one window `id` (of a process with several windows).
+    public func place(window id: UInt64, workspace: Int32, frame: [Int32], maximized: Bool = false, on bus: PrivateBus) async throws {
+        try await place(.uint64(id), member: "PlaceWindow", workspace: workspace, frame: frame, maximized: maximized, on: bus)
+    }
+
+    private func place(_ which: DBusValue, member: String, workspace: Int32, frame: [Int32], maximized: Bool, on bus: PrivateBus) async throws {
         let connection = try await bus.connect()
         defer { connection.close() }
         _ = try await connection.call(
-            destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: "Place",
-            arguments: [.int32(pid), .int32(workspace)] + frame.map(DBusValue.int32) + [.boolean(maximized)]
+            destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: member,
+            arguments: [which, .int32(workspace)] + frame.map(DBusValue.int32) + [.boolean(maximized)]
         )
+    }
+
+    /// The lines of the shell's log that hold `text`, for failure messages.
+    public func log(containing text: String) -> String {
+        ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains(text) }.joined(separator: "\n")
     }
 
     /// Stops the shell.
@@ -135,8 +153,10 @@ public final class HeadlessGnomeShell {
         'use strict';
         const { Gio, GLib, Meta } = imports.gi;
         const xml = `<node><interface name="org.restored1.test.Windows">
-          <method name="List"><arg type="a(iiiiiib)" direction="out"/></method>
+          <method name="List"><arg type="a(iiiiiibt)" direction="out"/></method>
           <method name="Place"><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/>
+            <arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="b" direction="in"/></method>
+          <method name="PlaceWindow"><arg type="t" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/>
             <arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="b" direction="in"/></method>
         </interface></node>`;
         let exported = null;
@@ -148,23 +168,29 @@ public final class HeadlessGnomeShell {
                 return normal().map(w => {
                     const r = w.get_frame_rect();
                     const ws = w.get_workspace();
-                    return [w.get_pid(), ws ? ws.index() : -1, r.x, r.y, r.width, r.height, w.get_maximized() === Meta.MaximizeFlags.BOTH];
+                    return [w.get_pid(), ws ? ws.index() : -1, r.x, r.y, r.width, r.height, w.get_maximized() === Meta.MaximizeFlags.BOTH, w.get_id()];
                 });
             },
             Place(pid, workspace, x, y, width, height, maximized) {
-                const manager = global.display.get_workspace_manager();
-                for (const w of normal().filter(w => w.get_pid() === pid)) {
-                    while (manager.get_n_workspaces() <= workspace)
-                        manager.append_new_workspace(false, global.get_current_time());
-                    w.change_workspace_by_index(workspace, false);
-                    if (w.get_maximized())
-                        w.unmaximize(Meta.MaximizeFlags.BOTH);
-                    w.move_resize_frame(true, x, y, width, height);
-                    if (maximized)
-                        w.maximize(Meta.MaximizeFlags.BOTH);
-                }
+                place(normal().filter(w => w.get_pid() === pid), workspace, x, y, width, height, maximized);
+            },
+            PlaceWindow(id, workspace, x, y, width, height, maximized) {
+                place(normal().filter(w => w.get_id() === id), workspace, x, y, width, height, maximized);
             },
         };
+        function place(windows, workspace, x, y, width, height, maximized) {
+            const manager = global.display.get_workspace_manager();
+            for (const w of windows) {
+                while (manager.get_n_workspaces() <= workspace)
+                    manager.append_new_workspace(false, global.get_current_time());
+                w.change_workspace_by_index(workspace, false);
+                if (w.get_maximized())
+                    w.unmaximize(Meta.MaximizeFlags.BOTH);
+                w.move_resize_frame(true, x, y, width, height);
+                if (maximized)
+                    w.maximize(Meta.MaximizeFlags.BOTH);
+            }
+        }
         function init() {}
         function enable() {
             exported = Gio.DBusExportedObject.wrapJSObject(xml, service);

@@ -38,4 +38,9 @@ public enum ProcessFacts {
             ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
         }
     }
+
+    /// Every process there is now.
+    public static func allProcesses() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+    }
 }
