@@ -24,18 +24,26 @@ import Testing
         try #require(run.status == 0, "scripts/install-window-places: \(run.output)\(run.error)")
     }
 
+    /// A test environment with the session plugin, and a headless GNOME
+    /// Shell on its bus with restored's extension installed and enabled.
+    static func sessionWithExtension() async throws -> (Environment, HeadlessGnomeShell) {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        try await installWindowPlaces(under: root + "/installed-share")
+        let shell = try await HeadlessGnomeShell(
+            root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places-legacy@restored"]
+        )
+        return (environment, shell)
+    }
+
     @Test("GNOME Shell and foot: three windows (one at its frame, one on workspace 2 at another, one maximized) are saved through the daemon and restored's extension, killed, and come back each on its workspace, at its frame, maximized where it was; nobody but restored may call the extension")
     func gnomeShellWindows() async throws {
         let footLock = try await SharedTestLock.acquire("foot")
         defer { footLock.release() }
-        let environment = try await Environment.make()
-        try environment.addPlugin("SessionPlugin")
-        let root = environment.bus.directory.path
-        try await Self.installWindowPlaces(under: root + "/installed-share")
-        let shell = try await HeadlessGnomeShell(
-            root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places-legacy@restored"]
-        )
+        let (environment, shell) = try await Self.sessionWithExtension()
         defer { shell.stop() }
+        let root = environment.bus.directory.path
 
         let (variables, manager) = try await TilingSessionTests.footSession(root: root, desktop: shell.clientEnvironment, environment: environment)
         defer { manager.stop() }
@@ -130,14 +138,9 @@ import Testing
     func gnomeTerminalWindows() async throws {
         let lock = try await SharedTestLock.acquire("gnome-terminal")
         defer { lock.release() }
-        let environment = try await Environment.make()
-        try environment.addPlugin("SessionPlugin")
-        let root = environment.bus.directory.path
-        try await Self.installWindowPlaces(under: root + "/installed-share")
-        let shell = try await HeadlessGnomeShell(
-            root: root, bus: environment.bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places-legacy@restored"]
-        )
+        let (environment, shell) = try await Self.sessionWithExtension()
         defer { shell.stop() }
+        let root = environment.bus.directory.path
         // GNOME Terminal's server, D-Bus activated on the test's bus, as on a desktop's.
         try "[D-BUS Service]\nName=org.gnome.Terminal\nExec=/usr/libexec/gnome-terminal-server\n"
             .write(to: environment.bus.servicesDirectory.appendingPathComponent("org.gnome.Terminal.service"), atomically: true, encoding: .utf8)
