@@ -2,8 +2,8 @@
 // (legacy/extension.js for GNOME 43 and 44, modules/extension.js for 45
 // and later). It names no import: each entry hands it the libraries. It
 // declares one function and nothing else at its top level, so that the
-// legacy importer exports it as it is, and scripts/install appends an
-// `export` of it for the ES module entry.
+// legacy importer exports it as it is, and scripts/install-window-places
+// appends an `export` of it for the ES module entry.
 //
 // It exports org.restored1.WindowPlaces at /org/restored1/WindowPlaces on
 // the shell's own session bus connection:
@@ -14,9 +14,12 @@
 //   rule is applied as a matching new window is created (before it is first
 //   shown), and forgotten after its lifetime;
 // - Applied: which rules were applied, to which window.
-// Only restored may call it: the owner of org.restored1, and the processes
-// it started itself (its plugin hosts, whose parent it is). Every value
-// arrives typed (GVariant); none is ever evaluated.
+// Only restored may call it: the owner of org.restored1 (any connection of
+// its process), and the processes it started itself (its plugin hosts,
+// whose parent it is). That is a check of the session, not a wall between
+// the user's own programs: one that owns org.restored1 while restored does
+// not run passes it. Every value arrives typed (GVariant); none is ever
+// evaluated.
 
 function createWindowPlaces(lib) {
     const { Gio, GLib, Meta, Shell, global } = lib;
@@ -57,6 +60,7 @@ function createWindowPlaces(lib) {
     let watch = 0;
     let displayConfigWatch = 0;
     let windowCreated = 0;
+    const cleanups = new Set();
     let monitorsChanged = 0;
     let cancellable = null;
 
@@ -117,10 +121,14 @@ function createWindowPlaces(lib) {
             'y': new GLib.Variant('i', frame.y),
             'width': new GLib.Variant('i', frame.width),
             'height': new GLib.Variant('i', frame.height),
-            'maximized': new GLib.Variant('b', window.get_maximized() === Meta.MaximizeFlags.BOTH),
+            'maximized': new GLib.Variant('b', isMaximized(window)),
             'fullscreen': new GLib.Variant('b', window.is_fullscreen()),
             'minimized': new GLib.Variant('b', window.minimized),
         };
+    }
+
+    function isMaximized(window) {
+        return window.get_maximized() === Meta.MaximizeFlags.BOTH;
     }
 
     function monitors() {
@@ -224,8 +232,13 @@ function createWindowPlaces(lib) {
         if (rule.workspace < 0)
             return;
         const manager = global.display.get_workspace_manager();
-        while (manager.get_n_workspaces() <= rule.workspace)
+        // Made up to the one asked for, and no further than the shell lets.
+        while (manager.get_n_workspaces() <= rule.workspace) {
+            const count = manager.get_n_workspaces();
             manager.append_new_workspace(false, global.get_current_time());
+            if (manager.get_n_workspaces() === count)
+                return;
+        }
         window.change_workspace_by_index(rule.workspace, false);
     }
 
@@ -239,13 +252,33 @@ function createWindowPlaces(lib) {
         return frame;
     }
 
+    // Keeps `cleanup` (a signal to disconnect, a source to remove) until
+    // the returned function is called, which runs it once, or until
+    // disable() runs it: nothing of the extension outlives it.
+    function pending(cleanup) {
+        const done = () => {
+            if (cleanups.delete(done))
+                cleanup();
+        };
+        cleanups.add(done);
+        return done;
+    }
+
     // Runs `work` in Mutter's work before the next paint, after it has
     // computed which windows show (and placed the new ones).
     function beforeRedraw(work) {
-        if (global.compositor && global.compositor.get_laters)
-            global.compositor.get_laters().add(Meta.LaterType.BEFORE_REDRAW, work);
-        else
-            Meta.later_add(Meta.LaterType.BEFORE_REDRAW, work);
+        const laters = global.compositor && global.compositor.get_laters ? global.compositor.get_laters() : null;
+        let ran = false;
+        const run = () => {
+            ran = true;
+            release();
+            return work();
+        };
+        const id = laters ? laters.add(Meta.LaterType.BEFORE_REDRAW, run) : Meta.later_add(Meta.LaterType.BEFORE_REDRAW, run);
+        const release = pending(() => {
+            if (!ran)
+                laters ? laters.remove(id) : Meta.later_remove(id);
+        });
     }
 
     function sameFrame(window, frame) {
@@ -280,14 +313,14 @@ function createWindowPlaces(lib) {
             actor.hide();
         const signals = [];
         let timeout = 0;
-        const release = () => {
+        const release = pending(() => {
             for (const id of signals)
                 window.disconnect(id);
             signals.length = 0;
             if (timeout !== 0)
                 GLib.source_remove(timeout);
             timeout = 0;
-        };
+        });
         const reveal = () => {
             release();
             states();
@@ -322,14 +355,20 @@ function createWindowPlaces(lib) {
         atFirstSize(window, () => applyBeforeRedraw(window, rule));
     }
 
-    // Calls `then` once `window` has a size (its first buffer).
+    // Calls `then` once `window` has a size (its first buffer), at once
+    // when it already has one (an X11 window is made with its size).
     function atFirstSize(window, then) {
+        if (window.get_frame_rect().width > 0) {
+            then();
+            return;
+        }
         const sized = window.connect('size-changed', () => {
             if (window.get_frame_rect().width <= 0)
                 return;
-            window.disconnect(sized);
+            release();
             then();
         });
+        const release = pending(() => window.disconnect(sized));
     }
 
     function applyBeforeRedraw(window, rule) {
@@ -365,7 +404,8 @@ function createWindowPlaces(lib) {
         // Mutter 43 down), so that it is first shown there; the rest once
         // Mutter has placed it.
         rule.window = window.get_id();
-        GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+        const idle = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            forgetIdle();
             try {
                 moveToWorkspace(window, rule);
             } catch (error) {
@@ -373,6 +413,15 @@ function createWindowPlaces(lib) {
             }
             return GLib.SOURCE_REMOVE;
         });
+        let idleRan = false;
+        const release = pending(() => {
+            if (!idleRan)
+                GLib.source_remove(idle);
+        });
+        const forgetIdle = () => {
+            idleRan = true;
+            release();
+        };
         applyWhenPlaced(window, rule);
     }
 
@@ -525,6 +574,8 @@ function createWindowPlaces(lib) {
         disable() {
             cancellable.cancel();
             cancellable = null;
+            for (const cleanup of [...cleanups])
+                cleanup();
             global.display.disconnect(windowCreated);
             monitorManager().disconnect(monitorsChanged);
             Gio.bus_unwatch_name(watch);

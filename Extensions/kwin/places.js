@@ -48,7 +48,8 @@ function describe(window) {
         caption: String(window.caption),
         desktop: desktopIndexOf(window),
         output: outputNameOf(window),
-        x: frame.x, y: frame.y, width: frame.width, height: frame.height,
+        // Plasma 6 gives a frame in fractions of a pixel.
+        x: Math.round(frame.x), y: Math.round(frame.y), width: Math.round(frame.width), height: Math.round(frame.height),
         maximized: false,
         fullscreen: window.fullScreen,
         minimized: window.minimized,
@@ -83,13 +84,20 @@ function fitting(frame, area) {
 function toDesktop(window, index) {
     if (index < 0)
         return;
+    // Made up to the one asked for, and no further than KWin lets.
     if (plasma6) {
-        while (workspace.desktops.length <= index)
-            workspace.createDesktop(workspace.desktops.length, '');
+        while (workspace.desktops.length <= index) {
+            const count = workspace.desktops.length;
+            workspace.createDesktop(count, '');
+            if (workspace.desktops.length === count)
+                return;
+        }
         window.desktops = [workspace.desktops[index]];
     } else {
         if (workspace.desktops <= index)
             workspace.desktops = index + 1;
+        if (workspace.desktops <= index)
+            return;
         window.desktop = index + 1;
     }
 }
@@ -129,7 +137,8 @@ function claim(window) {
         apply(window, place);
         const frame = window.frameGeometry;
         callDBus(service, path, iface, 'Applied', JSON.stringify({
-            rule: place.rule, id: String(window.internalId), x: frame.x, y: frame.y, width: frame.width, height: frame.height,
+            rule: place.rule, id: String(window.internalId),
+            x: Math.round(frame.x), y: Math.round(frame.y), width: Math.round(frame.width), height: Math.round(frame.height),
         }));
     });
 }

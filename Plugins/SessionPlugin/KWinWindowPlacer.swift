@@ -16,7 +16,9 @@ import SystemSupport
 /// A KWin script serves no D-Bus calls, so the placer serves it: while it
 /// reads or places, it owns `org.restored1.KWinPlaces` on the session bus,
 /// loads the script (`org.kde.KWin /Scripting loadScript`), runs it, and
-/// answers its calls, from KWin's connection alone: `Report` (the windows
+/// answers its calls, from KWin's connection alone (KWin's scripting is
+/// open to every client of the user's session bus: this keeps other
+/// clients out, not another script of the user's): `Report` (the windows
 /// there, as JSON), `Claim` (a new window's process; the answer is its
 /// saved place, as JSON, when its process was launched from a relaunched
 /// entry), `Applied`. It unloads the script and gives the name up after.
@@ -39,6 +41,7 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
 
     /// What the script has told, and the rules it may claim.
     private struct State {
+        var running = false
         var reported: [PlacedWindow]?
         var rules: [Rule] = []
         var groupOfProcess: [Int32: Int] = [:]
@@ -82,8 +85,10 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
         self.kwin = kwin
     }
 
+    /// Closing the connection gives the name up; a script still loaded
+    /// finds no one to call, and the next start unloads it. Nothing here
+    /// waits: the last reference may go on a thread of the task pool.
     deinit {
-        stop()
         connection.close()
     }
 
@@ -97,6 +102,7 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
 
     /// Owns the name, serves the object, and loads and runs the script.
     private func start() -> Bool {
+        state.withLock { $0.running = true }
         connection.export(path: Self.objectPath, interfaces: [serviceInterface()])
         let connection = connection, script = script
         let started = try? Blocking.run(until: .now + .seconds(5)) { () async throws -> Bool in
@@ -120,8 +126,9 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
         return started ?? false
     }
 
-    /// Unloads the script and gives the name up.
+    /// Unloads the script and gives the name up, once.
     private func stop() {
+        guard state.withLock({ state in defer { state.running = false }; return state.running }) else { return }
         let connection = connection
         _ = try? Blocking.run(until: .now + .seconds(3)) { () async throws in
             _ = try? await connection.call(
@@ -213,7 +220,7 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
             entry.places.enumerated().map { index, place in Rule(id: "\(launch).\(index)", launch: launch, entryPath: entry.entryPath, place: place) }
         }
         guard !rules.isEmpty else { return }
-        state.withLock { $0 = State(rules: rules) }
+        state.withLock { $0 = State(running: $0.running, rules: rules) }
         if !start() { stop() }
     }
 

@@ -30,6 +30,9 @@ struct SavedWindow: Hashable, Sendable {
     var width: Int
     var height: Int
 
+    /// The workspace numbers a restore asks for; others are dropped.
+    static let workspaceNumbers = 0 ..< 64
+
     /// The value stored in the archive.
     var stateValue: StateValue {
         var fields: [String: StateValue] = [
@@ -60,7 +63,10 @@ struct SavedWindow: Hashable, Sendable {
             return flag
         }
         guard let x = number("x"), let y = number("y"), let width = number("width"), let height = number("height") else { return nil }
-        self.init(desktop: number("desktop"), workspace: text("workspace"), output: text("output"), floating: flag("floating"),
+        // A workspace number past any desktop's (a hostile archive's) is not
+        // asked for: a window manager would make workspaces up to it.
+        let desktop = number("desktop").flatMap { Self.workspaceNumbers.contains($0) ? $0 : nil }
+        self.init(desktop: desktop, workspace: text("workspace"), output: text("output"), floating: flag("floating"),
                   fullscreen: flag("fullscreen") ?? false, maximized: flag("maximized") ?? false, minimized: flag("minimized") ?? false,
                   x: x, y: y, width: width, height: height)
     }

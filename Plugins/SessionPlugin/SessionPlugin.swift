@@ -295,7 +295,8 @@ final class SessionPlugin: RestorationPlugin {
         guard !launches.isEmpty else { return }
         // The windows there before, so that only the new ones are placed.
         let placer = pending.contains { !$0.placements.isEmpty } ? windowPlacer(environment: environment) : nil
-        let before = placer?.windowIDs() ?? []
+        // (A placer that hands the places over before the launches needs none.)
+        let before = (placer as? any MovingWindowPlacer)?.windowIDs() ?? []
         placer?.prepare(pending.map { ($0.launch.entry.path, $0.placements) })
         // Every wait of the launches, D-Bus calls included, ends by the budget's end.
         let deadline = ContinuousClock.now + Self.launchBudget

@@ -21,8 +21,9 @@ protocol WindowPlacer {
     /// order).
     func prepare(_ launches: [(entryPath: String, places: [SavedWindow])])
     /// Called after the launches: places the windows those launches made
-    /// (not among `before`, the windows there before them), giving up at
-    /// `deadline`; how many were placed.
+    /// (a moving placer: not among `before`, the ids of the windows there
+    /// before them; a placer that was handed the places applies them to
+    /// new windows only), giving up at `deadline`; how many were placed.
     func place(_ launches: [(entryPath: String, places: [SavedWindow])], before: Set<UInt64>, deadline: ContinuousClock.Instant) -> Int
 }
 
@@ -98,7 +99,8 @@ extension MovingWindowPlacer {
     }
 }
 
-/// A window a placer found: its id (the placer's own), its process, where it is.
+/// A window a placer found: its id (the placer's own: the KWin placer's is
+/// the window's place in the script's list), its process, where it is.
 struct PlacedWindow: Hashable, Sendable {
     var id: UInt64
     var pid: Int32?

@@ -40,6 +40,10 @@ struct GnomeShellExtensionCheck {
             destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.freedesktop.DBus.Properties", member: "Get",
             arguments: [.string("org.gnome.Shell"), .string("ShellVersion")], timeout: .seconds(5)
         ))?.first?.stringValue ?? "?"
+        guard version != "?" else {
+            return DoctorCheck("GNOME Shell extension", .warning, "GNOME Shell runs but does not say its version, so which of restored's extensions it takes is not known",
+                               remedy: "gnome-extensions enable \(Self.legacyUUID) on GNOME 43 and 44, gnome-extensions enable \(Self.modulesUUID) on 45 and later")
+        }
         let uuid = Self.uuid(forShellVersion: version)
         let wayland = environment["XDG_SESSION_TYPE"] == "wayland" || environment["WAYLAND_DISPLAY"] != nil
         let enable = "gnome-extensions enable \(uuid)"

@@ -3,21 +3,7 @@ extension X11Connection {
     /// order; empty when the server has no RandR 1.5 (the whole screen is
     /// then one monitor to its clients).
     public func monitors() throws(X11Error) -> [X11Monitor] {
-        // QueryExtension: is RANDR there, and its major opcode.
-        let name = Array("RANDR".utf8)
-        var query: [UInt8] = []
-        Self.append16(UInt16(name.count), to: &query)
-        query += [0, 0] + Self.padded(name)
-        let extensionReply = try call(opcode: 98, data: 0, body: query)
-        guard extensionReply[8] == 1 else { return [] }
-        let major = extensionReply[9]
-        // RRQueryVersion 1.5: GetMonitors came with it.
-        var version: [UInt8] = []
-        Self.append32(1, to: &version)
-        Self.append32(5, to: &version)
-        let versionReply = try call(opcode: major, data: 0, body: version)
-        let (serverMajor, serverMinor) = (Self.value32(versionReply, at: 8), Self.value32(versionReply, at: 12))
-        guard serverMajor > 1 || (serverMajor == 1 && serverMinor >= 5) else { return [] }
+        guard let major = try randr15Opcode() else { return [] }
         // RRGetMonitors of the root window, active ones only.
         var request: [UInt8] = []
         Self.append32(root, to: &request)
@@ -38,6 +24,28 @@ extension X11Connection {
             offset += 24 + 4 * outputs
         }
         return monitors
+    }
+
+    /// RandR's major opcode when the server has RandR 1.5 (`QueryExtension`,
+    /// then `RRQueryVersion`, which a client must send first), asked once.
+    private func randr15Opcode() throws(X11Error) -> UInt8? {
+        if let known = randrOpcode { return known }
+        let name = Array("RANDR".utf8)
+        var query: [UInt8] = []
+        Self.append16(UInt16(name.count), to: &query)
+        query += [0, 0] + Self.padded(name)
+        let extensionReply = try call(opcode: 98, data: 0, body: query)
+        var opcode: UInt8?
+        if extensionReply[8] == 1 {
+            var version: [UInt8] = []
+            Self.append32(1, to: &version)
+            Self.append32(5, to: &version)
+            let versionReply = try call(opcode: extensionReply[9], data: 0, body: version)
+            let (major, minor) = (Self.value32(versionReply, at: 8), Self.value32(versionReply, at: 12))
+            if major > 1 || (major == 1 && minor >= 5) { opcode = extensionReply[9] }
+        }
+        randrOpcode = .some(opcode)
+        return opcode
     }
 
     /// The name of `atom` (`GetAtomName`).

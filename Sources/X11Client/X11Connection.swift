@@ -18,6 +18,9 @@ public final class X11Connection {
     /// The root window of the first screen.
     public let root: UInt32
     private var atoms: [String: UInt32] = [:]
+    /// RandR's major opcode when the server has RandR 1.5, asked once
+    /// (``monitors()``): nil until asked, `.some(nil)` without it.
+    var randrOpcode: UInt8??
 
     /// Connects to `display`, with the cookie of `authorityFile` when it has one.
     public init(display: X11Display, authorityFile: String?, timeout: Duration = .seconds(5)) throws(X11Error) {
