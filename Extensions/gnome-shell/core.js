@@ -430,6 +430,12 @@ function createWindowPlaces(lib) {
         return value === undefined ? fallback : value.deepUnpack();
     }
 
+    // A workspace number a rule may ask for (-1: none): more than 64
+    // workspaces would be made for nobody.
+    function workspaceNumber(value) {
+        return Number.isInteger(value) && value >= 0 && value < 64 ? value : -1;
+    }
+
     function parseRules(list) {
         const parsed = [];
         for (const fields of list) {
@@ -442,7 +448,7 @@ function createWindowPlaces(lib) {
                 id, file,
                 desktopId: typeof desktopId === 'string' ? desktopId : '',
                 group: String(number(fields, 'launch', 0)),
-                workspace: number(fields, 'workspace', -1),
+                workspace: workspaceNumber(number(fields, 'workspace', -1)),
                 monitor: number(fields, 'monitor', ''),
                 x: number(fields, 'x', 0),
                 y: number(fields, 'y', 0),

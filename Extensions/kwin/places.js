@@ -82,7 +82,8 @@ function fitting(frame, area) {
 }
 
 function toDesktop(window, index) {
-    if (index < 0)
+    // More than 64 desktops would be made for nobody.
+    if (!Number.isInteger(index) || index < 0 || index >= 64)
         return;
     // Made up to the one asked for, and no further than KWin lets.
     if (plasma6) {
