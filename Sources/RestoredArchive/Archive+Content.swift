@@ -6,5 +6,6 @@ extension Archive {
         appID == other.appID && appVersion == other.appVersion && plugin == other.plugin
             && ignoresSnapshot == other.ignoresSnapshot && appState == other.appState
             && objects == other.objects && snapshot == other.snapshot && droppedObjects == other.droppedObjects
+            && carriedObjects == other.carriedObjects
     }
 }

@@ -28,6 +28,9 @@ public struct Archive: Hashable, Sendable {
     /// is *partial* (R5, R13), and the store keeps the last complete one
     /// beside it (``ArchiveStore/Generation/lastComplete``).
     public var droppedObjects: [OmittedObject]
+    /// The objects this save carried over from the archive before it, each
+    /// with its subtree (in ``objects``, once restored wrote the archive).
+    public var carriedObjects: [CarriedObject]
 
     /// Whether the save left objects out.
     public var isPartial: Bool { !droppedObjects.isEmpty }
@@ -45,7 +48,8 @@ public struct Archive: Hashable, Sendable {
         appState: [UInt8] = [],
         objects: [ArchivedObject] = [],
         snapshot: Snapshot? = nil,
-        droppedObjects: [OmittedObject] = []
+        droppedObjects: [OmittedObject] = [],
+        carriedObjects: [CarriedObject] = []
     ) {
         self.appID = appID
         self.appVersion = appVersion
@@ -59,5 +63,6 @@ public struct Archive: Hashable, Sendable {
         self.objects = objects
         self.snapshot = snapshot
         self.droppedObjects = droppedObjects
+        self.carriedObjects = carriedObjects
     }
 }

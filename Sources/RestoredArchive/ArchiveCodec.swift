@@ -3,9 +3,11 @@ public import RestoredState
 ///
 /// Layout, little-endian:
 /// - header, 40 bytes: signature `89 52 53 54 52 44 0D 0A` (`\x89RSTRD\r\n`),
-///   format version u16 (1; 2 for a partial archive), header length u16 (40),
-///   flags u32 (bit 0: ignores snapshot; bit 1: partial, set exactly in
-///   version 2), restore attempts u32, generation u64, payload length u64,
+///   format version u16 (1; 2 for a partial archive; 3 for one that carries
+///   objects over), header length u16 (40), flags u32 (bit 0: ignores
+///   snapshot; bit 1: partial, set in version 2 and maybe 3; bit 2: carries
+///   objects over, set exactly in version 3), restore attempts u32,
+///   generation u64, payload length u64,
 ///   reserved u32 (0);
 /// - payload: strings and byte blobs are a LEB128 length then the bytes; in
 ///   order: app id, app version, system version, timestamp (zigzag LEB128),
@@ -15,6 +17,9 @@ public import RestoredState
 ///   snapshot presence byte (0 or 1) and, if 1, media type and data; when
 ///   the partial flag is set, the objects the save left out: their count
 ///   (at least 1), then per object its path (as above) and the reason;
+///   when the carry flag is set, the objects carried over from the archive
+///   before: their count (at least 1), then per object its path and the
+///   time it was saved (zigzag LEB128);
 /// - trailer: CRC-32C of every byte before it, u32.
 ///
 /// Decoding never traps on any input (R16): every read is bounds-checked and
@@ -28,6 +33,10 @@ public enum ArchiveCodec {
     /// file as one of a newer format (the previous generation) instead of
     /// replacing it as corrupt.
     public static let partialFormatVersion: UInt16 = 2
+    /// The format version of an archive that carries objects over from the
+    /// one before (``CarriedObject``), partial or not. Builds older than it
+    /// keep such a file as one of a newer format, as for version 2.
+    public static let carryingFormatVersion: UInt16 = 3
     /// The size of the header, in bytes.
     public static let headerLength = 40
     /// The size of the trailer (the checksum), in bytes.
@@ -39,8 +48,10 @@ public enum ArchiveCodec {
     private static let ignoresSnapshotFlag: UInt32 = 1
     /// Flags bit: the save left objects out; the list ends the payload.
     private static let partialFlag: UInt32 = 2
+    /// Flags bit: the save carried objects over; their list ends the payload.
+    private static let carryFlag: UInt32 = 4
     /// Every flag this build knows; a file with another set is refused.
-    private static let knownFlags = ignoresSnapshotFlag | partialFlag
+    private static let knownFlags = ignoresSnapshotFlag | partialFlag | carryFlag
     /// The smallest encoding of an object: five empty fields.
     private static let minimumObjectLength = 5
     /// The smallest encoding of a path component: empty identifier, no position.
@@ -86,14 +97,23 @@ public enum ArchiveCodec {
                 payloadLength += pathLength(dropped.path) + stringLength(dropped.reason)
             }
         }
+        let carries = !archive.carriedObjects.isEmpty
+        if carries {
+            payloadLength += varintLength(UInt64(archive.carriedObjects.count))
+            for carried in archive.carriedObjects {
+                payloadLength += pathLength(carried.path) + varintLength(zigzag(carried.since))
+            }
+        }
         let total = headerLength + payloadLength + trailerLength
 
         return [UInt8](unsafeUninitializedCapacity: total) { buffer, initializedCount in
             var writer = ByteWriter(buffer: UnsafeMutableRawBufferPointer(buffer))
             writer.append(signature)
-            writer.appendLittleEndian(archive.isPartial ? partialFormatVersion : formatVersion)
+            writer.appendLittleEndian(carries ? carryingFormatVersion : archive.isPartial ? partialFormatVersion : formatVersion)
             writer.appendLittleEndian(UInt16(headerLength))
-            writer.appendLittleEndian((archive.ignoresSnapshot ? ignoresSnapshotFlag : 0) | (archive.isPartial ? partialFlag : 0))
+            writer.appendLittleEndian(
+                (archive.ignoresSnapshot ? ignoresSnapshotFlag : 0) | (archive.isPartial ? partialFlag : 0) | (carries ? carryFlag : 0)
+            )
             writer.appendLittleEndian(archive.restoreAttempts)
             writer.appendLittleEndian(archive.generation)
             writer.appendLittleEndian(UInt64(payloadLength))
@@ -140,6 +160,13 @@ public enum ArchiveCodec {
                 for dropped in archive.droppedObjects {
                     writer.appendPath(dropped.path)
                     writer.appendString(dropped.reason)
+                }
+            }
+            if carries {
+                writer.appendVarint(UInt64(archive.carriedObjects.count))
+                for carried in archive.carriedObjects {
+                    writer.appendPath(carried.path)
+                    writer.appendVarint(zigzag(carried.since))
                 }
             }
             let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: writer.buffer[..<writer.offset]))
@@ -193,6 +220,9 @@ public enum ArchiveCodec {
         public var timestamp: Int64 = 0
         /// The header's partial flag: the save left objects out.
         public var isPartial = false
+        /// The header's carry flag: the save carried objects over from the
+        /// archive before, which restored fills in before it writes it.
+        public var carriesObjects = false
     }
 
     /// Whether the header of `bytes`, an archive already checked
@@ -200,6 +230,14 @@ public enum ArchiveCodec {
     public static func isMarkedPartial(_ bytes: [UInt8]) -> Bool {
         guard bytes.count >= headerLength else { return false }
         return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) } & partialFlag != 0
+    }
+
+    /// Whether the header of `bytes`, an archive already checked
+    /// (``check(_:)``), carries the carry flag: objects to fill in from the
+    /// archive before (``Archive/fillingCarriedObjects(from:)``).
+    public static func carriesObjects(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= headerLength else { return false }
+        return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) } & carryFlag != 0
     }
 
     /// `bytes`, a complete archive, as `generation` with no restore attempt
@@ -249,7 +287,9 @@ public enum ArchiveCodec {
         }
         guard count >= 10 else { throw .lengthMismatch(expected: nil, actual: count) }
         let version = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
-        guard version == formatVersion || version == partialFormatVersion else { throw .unsupportedVersion(version) }
+        guard version == formatVersion || version == partialFormatVersion || version == carryingFormatVersion else {
+            throw .unsupportedVersion(version)
+        }
         guard count >= headerLength else { throw .lengthMismatch(expected: nil, actual: count) }
         let declaredHeaderLength = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
         guard declaredHeaderLength == UInt16(headerLength) else {
@@ -270,7 +310,14 @@ public enum ArchiveCodec {
         let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self))
         let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<checksumOffset]))
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
-        guard flags & ~knownFlags == 0, (flags & partialFlag != 0) == (version == partialFormatVersion) else {
+        // Version 1 has neither list, 2 the omissions only, 3 the carried
+        // objects and maybe the omissions.
+        let flagsMatchVersion = switch version {
+        case formatVersion: flags & (partialFlag | carryFlag) == 0
+        case partialFormatVersion: flags & partialFlag != 0 && flags & carryFlag == 0
+        default: flags & carryFlag != 0
+        }
+        guard flags & ~knownFlags == 0, flagsMatchVersion else {
             throw .invalidHeader(field: "flags", value: UInt64(flags))
         }
         guard reserved == 0 else { throw .invalidHeader(field: "reserved", value: UInt64(reserved)) }
@@ -285,6 +332,7 @@ public enum ArchiveCodec {
         }
         var seal = Seal(generation: generation, appID: appID, ignoresSnapshot: flags & ignoresSnapshotFlag != 0, restoreAttempts: restoreAttempts)
         seal.isPartial = flags & partialFlag != 0
+        seal.carriesObjects = flags & carryFlag != 0
         return (seal, flags, restoreAttempts, reader)
     }
 
@@ -349,6 +397,17 @@ public enum ArchiveCodec {
                 if building { droppedObjects.append(OmittedObject(path: ObjectPath(components), reason: reason)) }
             }
         }
+        var carriedObjects: [CarriedObject] = []
+        if flags & carryFlag != 0 {
+            let countOffset = reader.offset
+            let carriedCount = try reader.readCount(minimumElementLength: 2)
+            guard carriedCount > 0 else { throw .emptyCarryList(offset: countOffset) }
+            for _ in 0..<carriedCount {
+                let components = try readComponents(&reader, building: building)
+                let since = unzigzag(try reader.readVarint())
+                if building { carriedObjects.append(CarriedObject(path: ObjectPath(components), since: since)) }
+            }
+        }
         guard reader.offset == reader.end else {
             throw .trailingPayloadBytes(count: reader.end - reader.offset)
         }
@@ -367,7 +426,8 @@ public enum ArchiveCodec {
             appState: appState,
             objects: objects,
             snapshot: snapshot,
-            droppedObjects: droppedObjects
+            droppedObjects: droppedObjects,
+            carriedObjects: carriedObjects
         ))
     }
 

@@ -33,6 +33,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     case trailingPayloadBytes(count: Int)
     /// The partial flag is set, but the list of left-out objects is empty.
     case emptyOmissionList(offset: Int)
+    /// The carry flag is set, but the list of carried objects is empty.
+    case emptyCarryList(offset: Int)
 
     /// One line saying what is wrong with the bytes.
     public var description: String {
@@ -40,7 +42,7 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notAnArchive:
             return "not a restored archive (the restored archive signature is missing)"
         case .unsupportedVersion(let version):
-            return "archive format version \(version) is not supported (this restored reads versions \(ArchiveCodec.formatVersion) and \(ArchiveCodec.partialFormatVersion)); a newer restored wrote it: update restored or discard the archive"
+            return "archive format version \(version) is not supported (this restored reads versions \(ArchiveCodec.formatVersion) to \(ArchiveCodec.carryingFormatVersion)); a newer restored wrote it: update restored or discard the archive"
         case .invalidHeader(let field, let value):
             return "corrupt archive: header field \(field) has the invalid value \(value)"
         case .lengthMismatch(let expected?, let actual) where UInt64(actual) > expected:
@@ -69,6 +71,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
             return "corrupt archive: \(count) unexpected bytes after the last field"
         case .emptyOmissionList(let offset):
             return "corrupt archive: marked partial, but lists no left-out object at byte \(offset)"
+        case .emptyCarryList(let offset):
+            return "corrupt archive: marked as carrying objects over, but lists none at byte \(offset)"
         }
     }
 }

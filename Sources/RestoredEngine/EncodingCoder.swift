@@ -18,17 +18,32 @@ public final class EncodingCoder: HostCoder {
     public private(set) var refusal: String?
     /// Turns an object handle into the path to store; nil refuses the reference.
     var resolveReference: (ObjectHandle) -> ObjectPath?
+    /// Whether the object may be carried over from the last archive: an
+    /// object's coder, not the app-wide one.
+    let allowsCarryOver: Bool
+    /// Whether the plugin carried the object over instead of encoding it.
+    public private(set) var carriesOver = false
 
     /// Creates an empty coder.
-    public init(budget: Int, reserved: [String: StoredValue] = [:], resolveReference: @escaping (ObjectHandle) -> ObjectPath? = { _ in nil }) {
+    public init(
+        budget: Int, reserved: [String: StoredValue] = [:], allowsCarryOver: Bool = false,
+        resolveReference: @escaping (ObjectHandle) -> ObjectPath? = { _ in nil }
+    ) {
         self.writer = StateContainerWriter(reservingCapacity: 128)
         self.budget = budget
+        self.allowsCarryOver = allowsCarryOver
         self.resolveReference = resolveReference
         super.init(reserved: reserved)
     }
 
     /// The encoded bytes.
     public var bytes: [UInt8] { writer.bytes }
+
+    override func carryOver() -> restored_status {
+        guard allowsCarryOver else { return RESTORED_ERROR_WRONG_PHASE }
+        carriesOver = true
+        return RESTORED_OK
+    }
 
     override func encodeValue(key: UnsafeRawBufferPointer, value: UnsafePointer<restored_value>) -> restored_status {
         if exceededBudget { return RESTORED_ERROR_BUDGET_EXCEEDED }

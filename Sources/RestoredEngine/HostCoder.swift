@@ -43,6 +43,12 @@ public class HostCoder {
         RESTORED_ERROR_WRONG_PHASE
     }
 
+    /// Carries the object this coder encodes over from the last archive
+    /// (`carry_over`); only an object's coder during preservation can.
+    func carryOver() -> restored_status {
+        RESTORED_ERROR_WRONG_PHASE
+    }
+
     /// The container's entries in the wire format, or nil when it has none to lend.
     func borrowEntries() -> UnsafeRawBufferPointer? {
         nil

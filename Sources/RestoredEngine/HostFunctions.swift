@@ -63,6 +63,13 @@ enum HostFunctions {
             guard case .restoring(let reason) = SessionContext.from(context)?.phase else { return 0 }
             return reason.rawValue
         }
+        table.walk_time_left = { context in
+            SessionContext.from(context)?.walkTimeLeft ?? .max
+        }
+        table.carry_over = { coder in
+            guard let coder else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.carryOver() }
+        }
         table.sink_add = { sink, object, info in
             ObjectSink.from(sink)?.add(object, info) ?? RESTORED_ERROR_INVALID_ARGUMENT
         }

@@ -50,6 +50,12 @@ public final class InProcessPluginSession: PluginSession {
     public var pluginName: String { plugin.file.lastComponent?.string ?? plugin.file.string }
     /// Whether the plugin asked to ignore the snapshot at the next launch (R12).
     public var ignoreSnapshotRequested: Bool { context.ignoreSnapshotRequested }
+    /// When the next walks must be over: what the plugin reads as the time
+    /// left in its walk (`walk_time_left`); nil for no deadline.
+    public var walkDeadline: ContinuousClock.Instant? {
+        get { context.walkDeadline }
+        set { context.walkDeadline = newValue }
+    }
 
     /// Sets the phase; a new preservation clears the archive flags.
     public func begin(_ phase: SessionPhase) {

@@ -35,6 +35,10 @@ public struct PreservationReport: Sendable {
     /// subtrees (budget, encode failure, reserved key, duplicate path) and
     /// the app-wide state (empty path). Any makes the save *partial*.
     public var droppedObjects: [OmittedObject] = []
+    /// The objects carried over from the app's last archive, each with its
+    /// subtree and the time it was saved (the plugin could not say them
+    /// now); they are among ``savedObjectCount``.
+    public var carriedObjects: [CarriedObject] = []
     /// The generation of the last complete archive the store keeps beside
     /// a partial one (``ArchiveStore/Generation/lastComplete``), when known.
     public var lastCompleteGeneration: UInt64?

@@ -21,6 +21,9 @@ final class PreservationWalk {
         var kind: ArchivedObject.Kind
         var state: [UInt8] = []
         var isDropped = false
+        /// Carried over from the last archive with its subtree (its plugin
+        /// could not say it now); restored fills it in.
+        var isCarried = false
         /// The last components of the objects recorded under this one.
         var childComponents: Set<ObjectPath.Component> = []
     }
@@ -44,6 +47,7 @@ final class PreservationWalk {
     /// component per object instead of whole paths.
     private var rootComponents: Set<ObjectPath.Component> = []
     private var droppedRoots: [ObjectPath] = []
+    private var carriedRoots: [ObjectPath] = []
     private var report: PreservationReport
     private let occasion: SaveOccasion
 
@@ -138,17 +142,18 @@ final class PreservationWalk {
             plugin: session.pluginName,
             ignoresSnapshot: session.ignoreSnapshotRequested,
             appState: appState,
-            objects: kept.map { record in
+            objects: kept.filter { !$0.isCarried }.map { record in
                 ArchivedObject(
                     path: record.path, className: record.object.className,
                     restorationClass: record.object.restorationClass, kind: record.kind, state: record.state
                 )
             },
             snapshot: snapshot,
-            droppedObjects: report.droppedObjects
+            droppedObjects: report.droppedObjects,
+            carriedObjects: kept.filter(\.isCarried).map { CarriedObject(path: $0.path) }
         )
-        report.savedPaths = kept.map(\.path)
-        report.savedObjectCount = kept.count
+        report.savedPaths = kept.filter { !$0.isCarried }.map(\.path)
+        report.savedObjectCount = report.savedPaths.count
         report.hasSnapshot = snapshot != nil
         return (archive, report)
     }
@@ -231,12 +236,13 @@ final class PreservationWalk {
 
     private func encode(at index: Int, total: inout Int) {
         let path = records[index].path
-        if isUnderDroppedObject(path) {
+        if isUnderDroppedObject(path) || carriedRoots.contains(where: { path.isUnder($0) }) {
+            // Left out with its parent, or carried with it from the last archive.
             records[index].isDropped = true
             return
         }
         let owner = Parent(path: path, index: index)
-        let coder = EncodingCoder(budget: configuration.objectByteBudget) { [unowned self] handle in
+        let coder = EncodingCoder(budget: configuration.objectByteBudget, allowsCarryOver: true) { [unowned self] handle in
             self.referencePath(for: handle, owner: owner)
         }
         do {
@@ -249,6 +255,11 @@ final class PreservationWalk {
                 let cause = coder.refusal ?? "\(error)"
                 drop(index, rule: "R5", "encoding failed: \(cause); it and its subtree are not saved")
             }
+            return
+        }
+        if coder.carriesOver {
+            records[index].isCarried = true
+            carriedRoots.append(path)
             return
         }
         if coder.exceededBudget {

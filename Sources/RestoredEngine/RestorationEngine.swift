@@ -91,7 +91,8 @@ public struct RestorationEngine: Sendable {
                 report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R6", message: "the stale archive could not be discarded: \(error)"))
             }
         }
-        if let writing {
+        if let asked = writing {
+            let writing = fillingCarriedObjects(asked, report: &report)
             do {
                 let written: (generation: UInt64, byteCount: Int, lastComplete: UInt64?)
                 switch writing {
@@ -111,6 +112,32 @@ public struct RestorationEngine: Sendable {
         }
         log(report, occasion: occasion, announcing: announcing)
         return report
+    }
+
+    /// `writing` with the objects its plugin carried over filled in from
+    /// the app's newest archive (as it is before this save), and `report`
+    /// saying what was carried and what could not be; `writing` itself when
+    /// it carries nothing (the common case costs a look at the header).
+    private func fillingCarriedObjects(_ writing: Write, report: inout PreservationReport) -> Write {
+        let archive: Archive
+        switch writing {
+        case .archive(let asked):
+            guard !asked.carriedObjects.isEmpty else { return writing }
+            archive = asked
+        case .encoded(let bytes):
+            // Checked in full before it came here.
+            guard ArchiveCodec.carriesObjects(bytes), let decoded = try? ArchiveCodec.decode(bytes) else { return writing }
+            archive = decoded
+        }
+        let last = try? store.read(archive.appID).archive
+        let filled = archive.fillingCarriedObjects(from: last)
+        for omitted in filled.droppedObjects.dropFirst(archive.droppedObjects.count) {
+            report.droppedObjects.append(omitted)
+            report.issues.append(EngineIssue(appID: archive.appID, path: omitted.path, rule: "R6", message: omitted.reason))
+        }
+        report.carriedObjects = filled.carriedObjects
+        report.savedObjectCount += filled.objects.count - archive.objects.count
+        return .archive(filled)
     }
 
     /// Restores one app from its archive, with a plugin loaded in this process.
@@ -237,6 +264,14 @@ public struct RestorationEngine: Sendable {
             logger.error("saving \(report.appID) failed: \(reason)", metadata: metadata)
         case .kept(let reason):
             logger.log(level: occasion == .autosave ? .debug : .info, "\(report.appID) not saved: \(reason)", metadata: metadata)
+        }
+        if case .saved = report.outcome, !report.carriedObjects.isEmpty {
+            let list = report.carriedObjects.map(\.description).joined(separator: ", ")
+            logger.log(
+                level: announcing ? .notice : .info,
+                "\(report.appID): its plugin could not say \(list) now; carried over from its last archive, as saved then",
+                metadata: metadata
+            )
         }
     }
 

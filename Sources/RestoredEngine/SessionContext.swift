@@ -10,6 +10,17 @@ final class SessionContext {
     var lastError: String?
     var phase: SessionPhase = .idle
     var ignoreSnapshotRequested = false
+    /// When the walk under way must be over (its host is stopped then); nil
+    /// for none.
+    var walkDeadline: ContinuousClock.Instant?
+
+    /// The milliseconds left in the walk, for `walk_time_left`.
+    var walkTimeLeft: UInt64 {
+        guard phase != .idle, let walkDeadline else { return .max }
+        let left = ContinuousClock.now.duration(to: walkDeadline)
+        guard left > .zero else { return 0 }
+        return UInt64(left.components.seconds) * 1000 + UInt64(left.components.attoseconds / 1_000_000_000_000_000)
+    }
 
     init(appID: AppID, logger: Logger) {
         self.appID = appID

@@ -9,8 +9,8 @@ public enum HostRequest: Sendable {
     /// Run the preservation walk; answered by `saved` or `unchanged`.
     case save(HostSaveRequest)
     /// Run the restoration walk over this archive (the archive file format)
-    /// for `reason`; answered by `restored`.
-    case restore(archive: [UInt8], reason: RestoreReason, options: [String: String])
+    /// for `reason`, within `timeLeft` (nil: no deadline); answered by `restored`.
+    case restore(archive: [UInt8], reason: RestoreReason, options: [String: String], timeLeft: Duration? = nil)
 
     /// The frame kind, the message body and its blob (an archive to restore).
     public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
@@ -32,12 +32,14 @@ public enum HostRequest: Sendable {
                 StoredEntry(key: "occasion", value: .uint64(UInt64(save.occasion.rawValue))),
             ]
             if let token = save.unlessSameAs { entries.append(StoredEntry(key: "unlessSameAs", value: .uint64(token))) }
+            if let timeLeft = save.timeLeft { entries.append(Self.timeLeftEntry(timeLeft)) }
             return (.save, entries.messageBody, [])
-        case .restore(let archive, let reason, let options):
-            let entries = [
+        case .restore(let archive, let reason, let options, let timeLeft):
+            var entries = [
                 StoredEntry(key: "options", value: .strings(options)),
                 StoredEntry(key: "reason", value: .uint64(UInt64(reason.rawValue))),
             ]
+            if let timeLeft { entries.append(Self.timeLeftEntry(timeLeft)) }
             return (.restore, entries.messageBody, archive)
         }
     }
@@ -65,16 +67,30 @@ public enum HostRequest: Sendable {
                 throw .malformed("a save for the unknown occasion \(occasion)")
             }
             self = .save(HostSaveRequest(
-                occasion: known, unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs"), options: try fields.strings("options")
+                occasion: known, unlessSameAs: fields["unlessSameAs"] == nil ? nil : try fields.uint64("unlessSameAs"), options: try fields.strings("options"),
+                timeLeft: try Self.timeLeft(in: fields)
             ))
         case .restore:
             let reason = try fields.uint64("reason")
             guard let known = UInt32(exactly: reason).flatMap(RestoreReason.init(rawValue:)) else {
                 throw .malformed("a restore for the unknown reason \(reason)")
             }
-            self = .restore(archive: Array(fields.blob), reason: known, options: try fields.strings("options"))
+            self = .restore(archive: Array(fields.blob), reason: known, options: try fields.strings("options"), timeLeft: try Self.timeLeft(in: fields))
         default:
             throw .malformed("a request of unknown kind \(frame.kind)")
         }
+    }
+
+    /// The entry of a walk's time left, in milliseconds.
+    private static func timeLeftEntry(_ timeLeft: Duration) -> StoredEntry {
+        let milliseconds = max(0, timeLeft.components.seconds) * 1000 + max(0, timeLeft.components.attoseconds) / 1_000_000_000_000_000
+        return StoredEntry(key: "timeLeftMilliseconds", value: .uint64(UInt64(milliseconds)))
+    }
+
+    /// The walk's time left a request carries; nil when it has none.
+    private static func timeLeft(in fields: MessageFields) throws(HostProtocolError) -> Duration? {
+        guard fields["timeLeftMilliseconds"] != nil else { return nil }
+        let milliseconds = try fields.uint64("timeLeftMilliseconds")
+        return .milliseconds(Int64(clamping: milliseconds))
     }
 }

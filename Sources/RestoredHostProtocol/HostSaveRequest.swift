@@ -11,11 +11,15 @@ public struct HostSaveRequest: Sendable {
     /// is created (the first walk of a helper). Walks carry them because
     /// options belong to an app, known only once the helper loaded the plugin.
     public var options: [String: String]
+    /// The time left before restored stops the helper, when the request was
+    /// sent: the plugin bounds its waits by it (nil: no deadline).
+    public var timeLeft: Duration?
 
     /// Creates a save request.
-    public init(occasion: SaveOccasion = .request, unlessSameAs: UInt64? = nil, options: [String: String] = [:]) {
+    public init(occasion: SaveOccasion = .request, unlessSameAs: UInt64? = nil, options: [String: String] = [:], timeLeft: Duration? = nil) {
         self.occasion = occasion
         self.unlessSameAs = unlessSameAs
         self.options = options
+        self.timeLeft = timeLeft
     }
 }

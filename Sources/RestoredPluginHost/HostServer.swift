@@ -80,6 +80,7 @@ struct HostServer {
                 logger.error("a second start request; stopping", metadata: ["app": "\(plugin.appID)"])
                 return 1
             case .save(let save):
+                session.walkDeadline = Self.deadline(leaving: save.timeLeft)
                 let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
                 if let archive, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, archive.hasSameContent(as: kept.archive) {
                     answer = .unchanged
@@ -89,7 +90,8 @@ struct HostServer {
                     if let archive { lastSent = (token, archive) }
                     answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
                 }
-            case .restore(let bytes, let reason, _):
+            case .restore(let bytes, let reason, _, let timeLeft):
+                session.walkDeadline = Self.deadline(leaving: timeLeft)
                 do {
                     answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes), reason: reason))
                 } catch {
@@ -98,6 +100,14 @@ struct HostServer {
             }
             guard reply(answer) else { return 1 }
         }
+    }
+
+    /// The deadline a plugin's waits keep to, for a walk restored stops
+    /// `timeLeft` from now: an eighth of it (at most half a second) stays
+    /// for what follows the plugin's last wait (encoding, the reply).
+    static func deadline(leaving timeLeft: Duration?) -> ContinuousClock.Instant? {
+        guard let timeLeft else { return nil }
+        return .now + timeLeft - min(timeLeft / 8, .milliseconds(500))
     }
 
     /// Sends a reply; false when restored is gone.
@@ -118,7 +128,7 @@ extension HostRequest {
         switch self {
         case .start: [:]
         case .save(let save): save.options
-        case .restore(_, _, let options): options
+        case .restore(_, _, let options, _): options
         }
     }
 

@@ -242,7 +242,10 @@ public final class PluginHost: Sendable {
     ) -> Result<SaveAnswer, PluginHostFault> {
         let options = self.options
         return walk("save", deadline: deadline) { instance in
-            .save(HostSaveRequest(occasion: occasion, unlessSameAs: token?.instance == instance ? token?.token : nil, options: options))
+            .save(HostSaveRequest(
+                occasion: occasion, unlessSameAs: token?.instance == instance ? token?.token : nil, options: options,
+                timeLeft: ContinuousClock.now.duration(to: deadline)
+            ))
         } answer: { reply, instance in
             switch reply {
             case .saved(let result): .saved(result, token: ArchiveToken(instance: instance, token: result.token))
@@ -257,7 +260,7 @@ public final class PluginHost: Sendable {
         let bytes = ArchiveCodec.encode(archive)
         let options = self.options
         return walk("restore", deadline: deadline) { _ in
-            .restore(archive: bytes, reason: reason, options: options)
+            .restore(archive: bytes, reason: reason, options: options, timeLeft: ContinuousClock.now.duration(to: deadline))
         } answer: { reply, _ in
             if case .restored(let report) = reply { report } else { nil }
         }

@@ -204,4 +204,40 @@ import Testing
         }
         #expect(children.contains(.reference(ObjectPath(identifiers: "Root", "Stack"))))
     }
+
+    @Test("R6 per object: an object its plugin carries over is kept from the last archive with its subtree and the time it was saved, its children never asked; without a last archive it is left out and the save is partial")
+    func carriedOver() throws {
+        let harness = try ScenarioHarness()
+        func paths(_ objects: [OmittedObject]) -> Set<String> { Set(objects.map(\.path.description)) }
+        // The scenario always leaves Big and a twin out (R3, R13).
+        let alwaysLeftOut: Set<String> = ["Root/Big", "Root/Twins/Twin"]
+        // No archive yet: nothing to carry over.
+        let (fresh, _) = try harness.preserve(["carry": "Stack", "value-prefix": "zero-"])
+        #expect(paths(fresh.droppedObjects) == alwaysLeftOut.union(["Root/Stack"]))
+        #expect(try !harness.archive().objects.contains { $0.path.description.hasPrefix("Root/Stack") })
+
+        _ = try harness.preserve(["value-prefix": "one-"])
+        let first = try harness.archive()
+        let (report, events) = try harness.preserve(["carry": "Stack", "value-prefix": "two-"])
+        let second = try harness.archive()
+        #expect(paths(report.droppedObjects) == alwaysLeftOut)
+        #expect(report.carriedObjects == [CarriedObject(path: ObjectPath(identifiers: "Root", "Stack"), since: first.timestamp)])
+        #expect(second.carriedObjects == report.carriedObjects)
+        // Stack and its pages are as the first save wrote them; the rest is new.
+        #expect(try ScenarioHarness.state(of: "Root/Stack", in: second)["value"] == .string("one-Stack-state"))
+        #expect(try ScenarioHarness.state(of: "Root/Stack/Page[1]", in: second)["value"] == .string("one-page-1"))
+        #expect(try ScenarioHarness.state(of: "Root/Panel", in: second)["value"] == .string("two-Panel-state"))
+        #expect(!events.contains { $0.hasPrefix("encode Page") })
+        #expect(Set(second.objects.map(\.path)) == Set(first.objects.map(\.path)))
+
+        // Carried again: still the first save's state, since the first save.
+        let (again, _) = try harness.preserve(["carry": "Stack", "value-prefix": "three-"])
+        #expect(again.carriedObjects.first?.since == first.timestamp)
+        #expect(try ScenarioHarness.state(of: "Root/Stack", in: harness.archive())["value"] == .string("one-Stack-state"))
+
+        // A restore reads a carried object like any other.
+        let (restored, restoreEvents, _) = try harness.restore()
+        #expect(restored.outcome == .restored)
+        #expect(restoreEvents.contains("decoded Stack value=one-Stack-state class=ScenarioNode"))
+    }
 }

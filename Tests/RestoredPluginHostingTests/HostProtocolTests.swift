@@ -54,17 +54,19 @@ import Testing
         #expect(none.archive == nil)
         #expect(none.report.outcome == .declined)
 
-        let request = HostRequest.restore(archive: archive, reason: .recovery, options: ["k": "v"]).frame
+        let request = HostRequest.restore(archive: archive, reason: .recovery, options: ["k": "v"], timeLeft: .milliseconds(4_250)).frame
         DispatchQueue.global().async(group: sending) {
             try? restored.send(request.kind, request.body, blob: request.blob, deadline: .now + .seconds(5))
         }
-        guard case .restore(let restoredArchive, let reason, let options) = try HostRequest(try helper.receive(maximumLength: HostProtocol.maximumRequestLength, deadline: .now + .seconds(5))) else {
+        guard case .restore(let restoredArchive, let reason, let options, let timeLeft) = try HostRequest(try helper.receive(maximumLength: HostProtocol.maximumRequestLength, deadline: .now + .seconds(5))) else {
             Issue.record("expected restore")
             return
         }
         #expect(restoredArchive == archive)
         #expect(reason == .recovery)
         #expect(options == ["k": "v"])
+        // The walk's deadline travels as the time left, in milliseconds.
+        #expect(timeLeft == .milliseconds(4_250))
     }
 
     @Test("A message without the length of its entries, or whose entries go past its end, is refused, never read past")

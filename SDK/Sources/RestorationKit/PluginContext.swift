@@ -64,6 +64,23 @@ public final class PluginContext {
         return RestoreReason(rawValue: function(hostContext))
     }
 
+    /// During a save or a restore, the time left before restored stops this
+    /// plugin's host: bound every wait for the app by it (a socket, a
+    /// window, a launched program). nil outside a walk, when the walk has no
+    /// deadline, or when the host predates it.
+    public var timeLeftInWalk: Duration? {
+        guard hostCovers(\.walk_time_left), let function = host.pointee.walk_time_left else { return nil }
+        let milliseconds = function(hostContext)
+        guard milliseconds != .max else { return nil }
+        return .milliseconds(Int64(clamping: milliseconds))
+    }
+
+    /// When the walk under way must be over, on the continuous clock
+    /// (``timeLeftInWalk`` from now); nil as there.
+    public var walkDeadline: ContinuousClock.Instant? {
+        timeLeftInWalk.map { ContinuousClock.now + $0 }
+    }
+
     /// Whether the host's table is long enough to hold `field`.
     private func hostCovers<Field>(_ field: KeyPath<restored_host_functions, Field>) -> Bool {
         guard let offset = MemoryLayout<restored_host_functions>.offset(of: field) else { return false }

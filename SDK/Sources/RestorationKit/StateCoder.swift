@@ -47,6 +47,30 @@ public struct StateCoder {
     /// The context of the plugin instance this coder belongs to.
     public var context: PluginContext { instance.context }
 
+    // MARK: Carrying over
+
+    /// Keeps this object, with its subtree, as the app's last archive holds
+    /// it, instead of encoding it now: for an object the app cannot say at
+    /// this save (one instance of several that does not answer, a document
+    /// that is busy). Call it from `encodeRestorableState(with:)` in place of
+    /// encoding; values encoded before or after are dropped and the object's
+    /// children are not asked. restored fills the object in from the last
+    /// archive, marked carried over with the time of the save it came from
+    /// (`restored-ctl show` says it); when the last archive holds no state
+    /// for it, the object is left out and the save is partial (R6, R13).
+    ///
+    /// Throws ``StateCoderError/wrongPhase(_:)`` outside an object's
+    /// encoding (the app-wide coder cannot carry over) and when restored
+    /// predates carrying over.
+    public func carryOverFromLastArchive() throws {
+        let offset = MemoryLayout<restored_host_functions>.offset(of: \restored_host_functions.carry_over)!
+        guard Int(host.pointee.struct_size) >= offset + MemoryLayout<UnsafeRawPointer?>.size, let carryOver = host.pointee.carry_over else {
+            throw StateCoderError.wrongPhase("carrying an object over (this restored predates it)")
+        }
+        let status = carryOver(coder)
+        guard status == RESTORED_OK else { throw StateCoderError.wrongPhase("carrying an object over from anything but an object's encoding") }
+    }
+
     // MARK: Encoding
 
     /// Stores a string.

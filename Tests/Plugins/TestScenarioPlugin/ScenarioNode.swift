@@ -33,6 +33,11 @@ final class ScenarioNode: RestorableObject {
 
     func encodeRestorableState(with coder: StateCoder) throws {
         plugin?.record("encode \(restorationIdentifier ?? "-") \(value)")
+        if let identifier = restorationIdentifier, plugin?.carriedIdentifiers.contains(identifier) == true {
+            try coder.encode("never kept", forKey: "value")
+            try coder.carryOverFromLastArchive()
+            return
+        }
         try coder.encode(value, forKey: "value")
         // A plugin that catches an encode error keeps the rest of its state.
         _ = try? coder.encode(StateValue.array([.int64(1), .object(nil)]), forKey: "broken")

@@ -32,6 +32,9 @@ final class ScenarioPlugin: RestorationPlugin {
     let context: PluginContext
     var created: [ScenarioNode] = []
     var crashesInDecode: Bool { options["crash-in-decode"] == "true" }
+    /// Option carry: identifiers of the objects carried over from the last
+    /// archive instead of encoded (comma-separated).
+    var carriedIdentifiers: Set<String> { Set((options["carry"] ?? "").split(separator: ",").map(String.init)) }
     private var nodes: [String: ScenarioNode] = [:]
     private let root: ScenarioNode
     private let orphan: ScenarioNode
@@ -95,6 +98,11 @@ final class ScenarioPlugin: RestorationPlugin {
             let unlisted = node("Unlisted")
             unlisted.restorationClass = UnlistedClass.self
             root.children.append(unlisted)
+        }
+
+        // Option value-prefix: every value starts with it (tells saves apart).
+        if let prefix = options["value-prefix"] {
+            for node in nodes.values { node.value = prefix + node.value }
         }
 
         // R8 step 3: what exists at launch. Missing, Created and ByDelegate are not registered.

@@ -349,6 +349,24 @@ typedef struct restored_host_functions {
     uint32_t (*save_occasion)(restored_host_context *context);
     /** During restoration, why it runs (a restored_restore_reason); 0 otherwise. */
     uint32_t (*restore_reason)(restored_host_context *context);
+
+    /**
+     * During a walk (a save or a restore), the milliseconds left before the
+     * host is stopped: bound every wait for the app by it. UINT64_MAX when
+     * the walk has no deadline, and outside a walk.
+     */
+    uint64_t (*walk_time_left)(restored_host_context *context);
+    /**
+     * During preservation, from `encode_object` only: the object this coder
+     * encodes is carried over from the app's last archive, with its subtree,
+     * as they were saved there (the app could not say its state now, for
+     * example an instance that did not answer). Values encoded into this
+     * coder are dropped and its children are not walked. restored keeps the
+     * time the carried state was saved, and leaves the object out (the save
+     * is partial) when the last archive has none. RESTORED_ERROR_WRONG_PHASE
+     * from any other callback.
+     */
+    restored_status (*carry_over)(restored_coder *coder);
 } restored_host_functions;
 
 /*
@@ -485,6 +503,9 @@ _Static_assert(offsetof(restored_plugin_descriptor, create) == 32, "restored_plu
 /* The first tables end where the added fields begin. */
 _Static_assert(offsetof(restored_host_functions, save_occasion) == 96, "restored_host_functions layout");
 _Static_assert(offsetof(restored_host_functions, restore_reason) == 104, "restored_host_functions layout");
+_Static_assert(offsetof(restored_host_functions, walk_time_left) == 112, "restored_host_functions layout");
+_Static_assert(offsetof(restored_host_functions, carry_over) == 120, "restored_host_functions layout");
+_Static_assert(sizeof(restored_host_functions) == 128, "restored_host_functions layout");
 _Static_assert(offsetof(restored_plugin_descriptor, traits) == 192, "restored_plugin_descriptor layout");
 _Static_assert(offsetof(restored_plugin_descriptor, save_decision) == 200, "restored_plugin_descriptor layout");
 _Static_assert(sizeof(restored_plugin_descriptor) == 208, "restored_plugin_descriptor layout");
