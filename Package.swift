@@ -59,12 +59,13 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 /// The plugins built with the package: (name, dependencies, directory).
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
-    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", "PluginSupport", "MessagePack", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "ProcFiles", "TerminalPrograms", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", "PluginToolkit", "MessagePack", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "PluginToolkit", "ProcFiles", "TerminalPrograms", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
     ("ExampleCounterPlugin", [pluginHeader], "Plugins/ExampleCounterPlugin"),
+    ("ExampleMpvPlugin", ["PluginToolkit", restorationKit, system], "Plugins/ExampleMpvPlugin"),
     // The synthetic app the benchmarks preserve and restore.
     ("SyntheticPlugin", [restorationKit], "Benchmarks/SyntheticPlugin"),
     // Plugins that exist for the tests: scenarios and each kind of mistake.
@@ -100,6 +101,8 @@ let package = Package(
         .executable(name: "restored-plugin-host", targets: ["RestoredPluginHost"]),
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
+        // Linked into a plugin built outside this package.
+        .library(name: "PluginToolkit", targets: ["PluginToolkit"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
         .executable(name: "restored-test-bus-connect", targets: ["RestoredTestBusConnect"]),
     ] + plugins.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
@@ -166,6 +169,10 @@ let package = Package(
         pluginLibrary("NeovimState", ["NeovimControl", restorationKit]),
         pluginLibrary("TerminalPrograms", ["ProcFiles", "SavedText", "SystemSupport", system]),
         pluginLibrary("TmuxControl", ["ProcessSpawning", "ProcFiles", "SavedText", "SystemSupport", system]),
+        // The plugin authors' toolkit (SDK/README.md): launching an app as
+        // the built-in plugins do, waits bounded by the walk, the user's
+        // processes and a socket client with deadlines.
+        pluginLibrary("PluginToolkit", ["UnitLaunching", "PluginSupport", "ProcFiles", "UnixSocket", "X11Client", "RestoredDBus", restorationKit, system]),
 
         // Executables.
         installedExecutable("Restored", [
@@ -203,7 +210,7 @@ let package = Package(
         .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
             "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "MessagePack", "ProcFiles", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
-            "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl", "TerminalPrograms",
+            "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl", "TerminalPrograms", "PluginToolkit",
             restorationKit, system, logging,
         ]),
         tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),

@@ -4,6 +4,7 @@ import DesktopEntries
 import Foundation
 import NeovimControl
 import PluginSupport
+import PluginToolkit
 import ProcFiles
 import RestorationKit
 import RestoredDBus
@@ -164,7 +165,7 @@ final class SessionPlugin: RestorationPlugin {
         }
         savedCounts = counts
         let windows = windowPlacer(environment: environment)?.windowsByProcess() ?? [:]
-        editorReadDeadline = ContinuousClock.now + Self.editorReadBudget
+        editorReadDeadline = WalkTime.deadline(in: context, atMost: Self.editorReadBudget)
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
                 DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows, shells: terminalShells(of:))
@@ -298,11 +299,12 @@ final class SessionPlugin: RestorationPlugin {
         // (A placer that hands the places over before the launches needs none.)
         let before = (placer as? any MovingWindowPlacer)?.windowIDs() ?? []
         placer?.prepare(pending.map { ($0.launch.entry.path, $0.placements) })
-        // Every wait of the launches, D-Bus calls included, ends by the budget's end.
-        let deadline = ContinuousClock.now + Self.launchBudget
+        // Every wait of the launches, D-Bus calls included, ends by the
+        // budget's end, and by the walk's.
+        let deadline = WalkTime.deadline(in: context, atMost: Self.launchBudget)
         @Sendable func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
-        let outcomes = Blocking.run(until: deadline + .seconds(1)) { () async -> [Result<DesktopLaunchResult, LaunchError>] in
-            let connection = try? await DBusConnection.connect(to: .session, within: min(.seconds(2), left()))
+        let outcomes = Blocking.run(until: deadline) { () async -> [Result<DesktopLaunchResult, LaunchError>] in
+            let connection = await UserUnitLauncher.connectToManagerBus(environment: environment, within: min(.seconds(2), left()))
             defer { connection?.close() }
             var outcomes: [Result<DesktopLaunchResult, LaunchError>] = []
             for (index, launch) in launches.enumerated() {
@@ -342,7 +344,7 @@ final class SessionPlugin: RestorationPlugin {
             let started = zip(pending, outcomes).compactMap { launch, outcome -> (entryPath: String, places: [SavedWindow])? in
                 if case .success = outcome { (launch.launch.entry.path, launch.placements) } else { nil }
             }
-            let placed = placer.place(started, before: before, deadline: ContinuousClock.now + Self.placementBudget)
+            let placed = placer.place(started, before: before, deadline: WalkTime.deadline(in: context, atMost: Self.placementBudget))
             context.log("placed \(placed) window(s) where they were", level: .info)
         }
         // The Neovims the terminal windows start take their state.

@@ -1,8 +1,6 @@
 import Foundation
-import PluginSupport
+import PluginToolkit
 import RestorationKit
-import RestoredDBus
-import UnitLaunching
 import SystemPackage
 import TmuxControl
 
@@ -88,30 +86,15 @@ final class ServerObject: RestorableObject, RestorationClass {
         // made the saved ones. No option of the user's is touched.
         let foreground = plugin.supports(.foregroundServer, runner: runner, otherwise: "the server is started as a daemon of a forking unit")
         let placeholder = "restored-starting-\(String(UInt64.random(in: 1 ... UInt64.max), radix: 16))"
-        let request = LaunchRequest(
-            unitName: UnitName.service(launcher: "restored", applicationID: "tmux"),
-            description: "tmux server \(name), restored by restored",
-            command: foreground
-                ? [runner.executable.string, "-D", "-S", runner.socket.string]
-                : [runner.executable.string, "-S", runner.socket.string, "new-session", "-d", "-s", placeholder],
-            workingDirectory: plugin.environment["HOME"].map { FilePath($0) },
-            serviceType: foreground ? .exec : .forking
+        let command = foreground
+            ? [runner.executable.string, "-D", "-S", runner.socket.string]
+            : [runner.executable.string, "-S", runner.socket.string, "new-session", "-d", "-s", placeholder]
+        // Every wait of the start, D-Bus calls included, ends by its
+        // budget's end, and by the walk's.
+        _ = try plugin.launcher.launch(
+            command, named: "the tmux server \(name)", in: plugin.environment["HOME"].map { FilePath($0) },
+            runs: foreground ? .exec : .forking, until: WalkTime.deadline(in: plugin.context, atMost: TmuxPlugin.serverStartBudget)
         )
-        let environment = plugin.environment
-        // Every wait of the start, D-Bus calls included, ends by its budget's end.
-        let startDeadline = ContinuousClock.now + TmuxPlugin.serverStartBudget
-        let launched = try Blocking.run(until: startDeadline + .seconds(1)) { () async throws(LaunchError) -> LaunchResult in
-            let connection = try? await DBusConnection.connect(to: .session, within: .seconds(2))
-            defer { connection?.close() }
-            let left = max(.zero, ContinuousClock.now.duration(to: startDeadline))
-            return try await UserUnitLauncher(connection: connection, environment: environment, budget: left).launch(request)
-        }
-        guard let result = launched else {
-            throw LaunchError.notStartedInBudget(what: "the tmux server \(name)", budget: TmuxPlugin.serverStartBudget)
-        }
-        if case .detached = result {
-            plugin.context.log("no user manager answers: the tmux server \(name) was started by restored and keeps its sandbox", level: .warning)
-        }
         // The server listens once its socket answers (a hang guard, not a speed requirement).
         let deadline = ContinuousClock.now + .seconds(10)
         while (try? runner.run(["list-sessions"])) == nil {

@@ -1,10 +1,8 @@
 import Foundation
 import MessagePack
 import NeovimControl
-import PluginSupport
+import PluginToolkit
 import RestorationKit
-import RestoredDBus
-import UnitLaunching
 import SavedText
 import SystemPackage
 import TmuxControl
@@ -47,6 +45,8 @@ final class TmuxPlugin: RestorationPlugin {
     let policy: ProgramPolicy
     let ignoredServers: Set<String>
     let keepsPaneContents: Bool
+    /// Starts tmux servers as `app-restored-tmux@RANDOM.service` units.
+    let launcher: AppLauncher
     private var servers: [ServerObject] = []
 
     init(context: PluginContext) throws {
@@ -55,6 +55,7 @@ final class TmuxPlugin: RestorationPlugin {
         policy = ProgramPolicy(option: context.options["programs"])
         ignoredServers = Set(OptionList.names(context.options["ignore-servers"]))
         keepsPaneContents = ["true", "yes", "on", "1"].contains(context.options["pane-contents"]?.lowercased() ?? "")
+        launcher = AppLauncher(appID: "tmux", context: context, environment: environment)
     }
 
     /// What a save knows beside a server's snapshot.
@@ -165,7 +166,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// the answer is "keep what you have" and the last archive stays.
     func saveDecision(coder: StateCoder) throws -> SaveDecision {
         servers = []
-        editorReadDeadline = ContinuousClock.now + Self.editorReadBudget
+        editorReadDeadline = WalkTime.deadline(in: context, atMost: Self.editorReadBudget)
         let sockets = TmuxServer.sockets(environment: environment).filter { !ignoredServers.contains($0.name) }
         var unreadable: [String] = []
         for server in sockets {
@@ -301,7 +302,7 @@ final class TmuxPlugin: RestorationPlugin {
     /// each as soon as it listens: the panes are watched together, so a
     /// Neovim that never comes costs the others nothing.
     func replayEditors() {
-        NeovimReplayQueue.replay(restore.pendingEditors, within: Self.editorStartTimeout, sizing: .cells, session: \.session) { pending, deadline in
+        NeovimReplayQueue.replay(restore.pendingEditors, within: min(Self.editorStartTimeout, context.timeLeftInWalk ?? Self.editorStartTimeout), sizing: .cells, session: \.session) { pending, deadline in
             try editorSocket(for: &pending, before: deadline)
         } report: { outcome in
             for line in outcome.lines(name: \.path, place: { "pane \($0.target)" }, timeout: Self.editorStartTimeout) {

@@ -60,6 +60,13 @@ public struct ArchiveInspection: Sendable {
             lines.append("partial: this save left \(archive.droppedObjects.count) object(s) out\(kept)")
             for object in archive.droppedObjects { lines.append("  \(object)") }
         }
+        if !archive.carriedObjects.isEmpty {
+            lines.append("carried over: the plugin could not say \(archive.carriedObjects.count) object(s) at this save; they are as saved then")
+            for carried in archive.carriedObjects {
+                let since = Timestamps.date(nanoseconds: carried.since).map(timeFormat) ?? "an unknown time"
+                lines.append("  \(carried.path) (with its subtree), saved \(since)")
+            }
+        }
         if !notRestored.isEmpty {
             lines.append("not restored by the last restore (\(notRestored.count))")
             for object in notRestored { lines.append("  \(object.path): \(object.reason)") }

@@ -28,6 +28,14 @@ public struct ArchiveOutline: Encodable, Sendable {
         @NullEncoded public var keys: [StateKey]?
     }
 
+    /// An object carried over from the archive before.
+    public struct CarriedOver: Encodable, Sendable {
+        /// Its restoration path (its subtree is carried with it).
+        public let path: String
+        /// When its state was saved; nil when unknown.
+        @NullEncoded public var savedAt: Date?
+    }
+
     /// The snapshot's kind and size.
     public struct SnapshotOutline: Encodable, Hashable, Sendable {
         /// Its media type.
@@ -64,6 +72,9 @@ public struct ArchiveOutline: Encodable, Sendable {
     public let partial: Bool
     /// What the save left out, with why.
     public let leftOut: [AppRecord.LeftOut]
+    /// The objects carried over from the archive before, each with the
+    /// time its state was saved.
+    public let carriedOver: [CarriedOver]
     /// The last complete archive kept beside a partial one.
     @NullEncoded public var lastCompleteGeneration: UInt64?
     /// What the last restore did not restore, with why.
@@ -91,6 +102,7 @@ public struct ArchiveOutline: Encodable, Sendable {
         problems = reading.problems.map(\.description)
         partial = archive.isPartial
         leftOut = archive.droppedObjects.map { AppRecord.LeftOut(path: $0.pathText, reason: $0.reason) }
+        carriedOver = archive.carriedObjects.map { CarriedOver(path: $0.path.description, savedAt: Timestamps.date(nanoseconds: $0.since)) }
         lastCompleteGeneration = inspection.lastCompleteGeneration
         notRestored = inspection.notRestored
         appState = try? StateKey.keys(of: archive.appState)

@@ -29,6 +29,21 @@ public struct UserUnitLauncher: Sendable {
     /// Its manager interface.
     public static let managerInterface = "org.freedesktop.systemd1.Manager"
 
+    /// The variable naming the bus on which plugins find the user manager
+    /// (a D-Bus address), for a restored that runs on a bus of its own
+    /// (`restored-plugin-test`); unset, the session bus.
+    public static let launchBusVariable = "RESTORED_LAUNCH_BUS"
+
+    /// A connection to the bus on which `environment`'s user manager is
+    /// asked: `RESTORED_LAUNCH_BUS` when set, else the session bus; nil
+    /// when it does not answer within `limit`.
+    public static func connectToManagerBus(environment: [String: String], within limit: Duration) async -> DBusConnection? {
+        if let address = environment[launchBusVariable], !address.isEmpty {
+            return try? await DBusConnection.connect(to: .address(address), within: limit)
+        }
+        return try? await DBusConnection.connect(to: .session, within: limit)
+    }
+
     private let connection: DBusConnection?
     private let environment: [String: String]
     private let budget: Duration

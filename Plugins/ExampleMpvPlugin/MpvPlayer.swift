@@ -1,0 +1,88 @@
+import Foundation
+import PluginToolkit
+import SystemPackage
+
+/// One running mpv that can be asked: its process and its IPC socket
+/// (`--input-ipc-server=PATH`), and what it answers over that socket.
+struct MpvPlayer {
+    /// What a player plays and how: all a restore needs to start it again.
+    struct State: Equatable {
+        /// The file, as an absolute path.
+        var path: String
+        /// Seconds into it.
+        var position: Double
+        var paused: Bool
+        /// Percent, 100 being the file's own.
+        var volume: Double
+        var speed: Double
+    }
+
+    var process: UserProcess
+    var socket: FilePath
+
+    /// The user's mpv processes that listen on an IPC socket, oldest first.
+    static func running() -> [MpvPlayer] {
+        UserProcess.running("mpv").compactMap { process in
+            socket(in: process.commandLine, directory: process.directory).map { MpvPlayer(process: process, socket: $0) }
+        }
+    }
+
+    /// The IPC socket a command line names, made absolute against the
+    /// process's directory; nil when it names none.
+    static func socket(in commandLine: [String], directory: FilePath?) -> FilePath? {
+        let option = "--input-ipc-server"
+        var named: String?
+        for (index, argument) in commandLine.enumerated().dropFirst() {
+            if argument == "--" { break }
+            if argument.hasPrefix(option + "=") {
+                named = String(argument.dropFirst(option.count + 1))
+            } else if argument == option, index + 1 < commandLine.count {
+                named = commandLine[index + 1]
+            }
+        }
+        guard let named, !named.isEmpty else { return nil }
+        let path = FilePath(named)
+        return path.isAbsolute ? path : (directory ?? FilePath("/")).pushing(path)
+    }
+
+    /// Asks the player what it plays, each answer before `deadline`; nil
+    /// when it does not answer in time (stopped, busy, hung) or plays
+    /// nothing.
+    func state(before deadline: ContinuousClock.Instant) -> State? {
+        guard let client = try? SocketRequestClient(connectingTo: socket) else { return nil }
+        var nextRequest = 1
+        func property(_ name: String) -> Any? {
+            let id = nextRequest
+            nextRequest += 1
+            let request = #"{"command":["get_property","\#(name)"],"request_id":\#(id)}"#
+            // mpv sends events between answers: the answer carries our id.
+            guard let line = try? client.request(request, before: deadline, answeredBy: { Self.requestID(of: $0) == id }),
+                  let answer = Self.object(line), answer["error"] as? String == "success" else { return nil }
+            return answer["data"]
+        }
+        guard let file = property("path") as? String,
+              let position = property("time-pos") as? Double,
+              let paused = property("pause") as? Bool else { return nil }
+        let volume = property("volume") as? Double ?? 100
+        let speed = property("speed") as? Double ?? 1
+        // A relative file is relative to the player's directory.
+        let path = file.hasPrefix("/") ? file : (process.directory ?? FilePath("/")).pushing(FilePath(file)).string
+        return State(path: path, position: position, paused: paused, volume: volume, speed: speed)
+    }
+
+    /// Whether a player answers on `socket` now (a restore leaves a player
+    /// that is there alone).
+    static func answers(on socket: FilePath, before deadline: ContinuousClock.Instant) -> Bool {
+        guard let client = try? SocketRequestClient(connectingTo: socket) else { return false }
+        let line = try? client.request(#"{"command":["get_property","pid"],"request_id":1}"#, before: deadline) { requestID(of: $0) == 1 }
+        return line != nil
+    }
+
+    private static func object(_ line: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+
+    private static func requestID(of line: String) -> Int? {
+        object(line)?["request_id"] as? Int
+    }
+}
