@@ -101,6 +101,7 @@ let package = Package(
         .executable(name: "restored-plugin-host", targets: ["RestoredPluginHost"]),
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
+        .executable(name: "restored-plugin-test", targets: ["RestoredPluginTest"]),
         // Linked into a plugin built outside this package.
         .library(name: "PluginToolkit", targets: ["PluginToolkit"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
@@ -189,6 +190,9 @@ let package = Package(
             swiftSettings: strictSwift,
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../lib/restored"])]
         ),
+        // Runs one plugin through a save, its app's end and a restore, on a
+        // private bus, optionally under the installed unit's sandbox.
+        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredDBus", "ProcessSpawning", "SystemSupport", argumentParser, system]),
         .executableTarget(name: "RestoredDemo", dependencies: ["RestoredEngine", "RestoredArchive", argumentParser, logging, system], swiftSettings: strictSwift),
         .executableTarget(
             name: "RestoredBench",
@@ -215,7 +219,7 @@ let package = Package(
         ]),
         tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),
         tests("SystemSupportTests", ["SystemSupport", "ProcessSpawning", "UnixSocket", "RestoredTestSupport", system]),
-        tests("UnitLaunchingTests", ["UnitLaunching", "PluginSupport", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
+        tests("UnitLaunchingTests", ["UnitLaunching", "PluginToolkit", "PluginSupport", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
         tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "RestoredDBus", "RestoredTestSupport"]),
         tests("X11ClientTests", ["X11Client", "RestoredTestSupport"]),
         tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),

@@ -1,5 +1,5 @@
 import Glibc
-import SystemPackage
+public import SystemPackage
 import SystemSupport
 
 /// The mark restored leaves in the user's runtime directory while a login
@@ -17,13 +17,14 @@ import SystemSupport
 /// a crash between two desktops must not start a second tmux server. The
 /// mark is named after the state directory, so a second restored of other
 /// state (the demo, a test) is a login of its own. Without `XDG_RUNTIME_DIR`
-/// there is no login to tell apart: every start is a login.
-struct SessionMarker {
+/// there is no login to tell apart: every start is a login. (`restored-plugin-test`
+/// removes the mark of its run's own state directory, as a login's end does.)
+public struct SessionMarker: Sendable {
     /// The mark's file, or nil without a runtime directory.
-    let file: FilePath?
+    public let file: FilePath?
 
     /// The mark of `stateDirectory` in the runtime directory of `environment`.
-    init(stateDirectory: FilePath, environment: [String: String]) {
+    public init(stateDirectory: FilePath, environment: [String: String]) {
         guard let runtime = XDGBaseDirectories(environment: environment).runtimeDirectory else {
             file = nil
             return
@@ -33,7 +34,7 @@ struct SessionMarker {
 
     /// Whether restored ran before in this session; leaves the mark for the
     /// next start. A mark that cannot be written is a login, now and next time.
-    func markStarted() -> Bool {
+    public func markStarted() -> Bool {
         guard let file else { return false }
         let found = access(file.string, F_OK) == 0
         if !found {
@@ -45,13 +46,13 @@ struct SessionMarker {
     }
 
     /// The login ends: the next start is a login, not a recovery.
-    func close() {
+    public func close() {
         guard let file else { return }
         _ = unlink(file.string)
     }
 
     /// FNV-1a of the path, in hex: a stable short name (not a secret).
-    static func name(of directory: FilePath) -> String {
+    public static func name(of directory: FilePath) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in directory.string.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3

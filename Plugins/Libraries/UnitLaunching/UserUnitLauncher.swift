@@ -31,7 +31,9 @@ public struct UserUnitLauncher: Sendable {
 
     /// The variable naming the bus on which plugins find the user manager
     /// (a D-Bus address), for a restored that runs on a bus of its own
-    /// (`restored-plugin-test`); unset, the session bus.
+    /// (`restored-plugin-test`); unset, the session bus. When it is set,
+    /// a launched unit gets the launcher's own `DBUS_SESSION_BUS_ADDRESS`,
+    /// so the app is on the bus its plugin sees.
     public static let launchBusVariable = "RESTORED_LAUNCH_BUS"
 
     /// A connection to the bus on which `environment`'s user manager is
@@ -110,8 +112,15 @@ public struct UserUnitLauncher: Sendable {
         if let directory = request.workingDirectory {
             properties.append(("WorkingDirectory", .string(directory.string)))
         }
-        if !request.environment.isEmpty {
-            properties.append(("Environment", .strings(request.environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })))
+        var variables = request.environment
+        // restored on a bus of its own (restored-plugin-test): the app
+        // joins the bus its plugin sees, as it does in real use.
+        if environment[Self.launchBusVariable]?.isEmpty == false, variables["DBUS_SESSION_BUS_ADDRESS"] == nil,
+           let own = environment["DBUS_SESSION_BUS_ADDRESS"] {
+            variables["DBUS_SESSION_BUS_ADDRESS"] = own
+        }
+        if !variables.isEmpty {
+            properties.append(("Environment", .strings(variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })))
         }
         let reply: [DBusValue]
         do throws(DBusError) {
