@@ -106,9 +106,9 @@ struct ArchiveCodecTests {
         #expect(throws: ArchiveError.notAnArchive) { try ArchiveCodec.decode(other) }
 
         var newer = bytes
-        newer[8] = 3
-        let error = #expect(throws: ArchiveError.unsupportedVersion(3)) { try ArchiveCodec.decode(newer) }
-        #expect(error?.description.contains("version 3") == true)
+        newer[8] = 4
+        let error = #expect(throws: ArchiveError.unsupportedVersion(4)) { try ArchiveCodec.decode(newer) }
+        #expect(error?.description.contains("version 4") == true)
         #expect(error?.description.contains("newer restored") == true)
 
         var crc = bytes
@@ -131,8 +131,8 @@ struct ArchiveCodecTests {
         #expect(seal?.appID == archive.appID)
         #expect(throws: ArchiveError.notAnArchive) { try ArchiveCodec.seal(of: Array("plain text, not an archive".utf8)) }
         var newer = bytes
-        newer[8] = 3
-        #expect(throws: ArchiveError.unsupportedVersion(3)) { try ArchiveCodec.seal(of: newer) }
+        newer[8] = 4
+        #expect(throws: ArchiveError.unsupportedVersion(4)) { try ArchiveCodec.seal(of: newer) }
         // Any flipped bit, header or payload, breaks the seal as it breaks decoding.
         for offset in stride(from: 0, to: bytes.count, by: 7) {
             var flipped = bytes

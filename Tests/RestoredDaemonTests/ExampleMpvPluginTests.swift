@@ -48,7 +48,7 @@ import Testing
     /// Starts a player on `socket` playing `file`, paused or not, and waits until it answers.
     static func player(_ file: String, socket: String, paused: Bool, in directory: String, extra: [String] = []) async throws -> ChildProcess {
         let mpv = try #require(ExecutableSearchPath.executable(named: "mpv", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"), "mpv is not installed (scripts/setup installs it)")
-        let process = try ChildProcess(mpv, ["mpv"] + quiet + extra + ["--input-ipc-server=\(socket)", "--pause=\(paused ? "yes" : "no")", "--", file], log: directory + "/mpv-\(FilePath(socket).lastComponent!.stem).log")
+        let process = try ChildProcess(mpv, quiet + extra + ["--input-ipc-server=\(socket)", "--pause=\(paused ? "yes" : "no")", "--", file], log: directory + "/mpv-\(FilePath(socket).lastComponent!.stem).log")
         try await LogindInhibitorTests.eventually(within: .seconds(30)) { property("time-pos", of: socket) as? Double != nil }
         return process
     }

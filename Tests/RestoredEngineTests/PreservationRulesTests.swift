@@ -240,4 +240,16 @@ import Testing
         #expect(restored.outcome == .restored)
         #expect(restoreEvents.contains("decoded Stack value=one-Stack-state class=ScenarioNode"))
     }
+
+    @Test("A plugin reads the time left in its walk: the deadline its host was given, none without one")
+    func timeLeftInWalk() throws {
+        let harness = try ScenarioHarness()
+        let (_, events) = try harness.preserve()
+        #expect(events.contains("time left none"))
+        let (session, log, _) = try harness.session()
+        session.walkDeadline = .now + .seconds(10)
+        _ = harness.engine.preserve(session)
+        let left = ScenarioHarness.lines(log).first { $0.hasPrefix("time left ") }
+        #expect(left == "time left 9" || left == "time left 10", "\(left ?? "nothing")")
+    }
 }

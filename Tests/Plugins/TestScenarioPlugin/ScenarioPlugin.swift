@@ -183,6 +183,7 @@ final class ScenarioPlugin: RestorationPlugin {
 
     func willTakeSnapshot() {
         record("willTakeSnapshot")
+        record("time left \(context.timeLeftInWalk.map { String($0.components.seconds) } ?? "none")")
         redacted = options["secret"] == "true"
     }
 
