@@ -45,29 +45,42 @@ struct MpvPlayer {
         return path.isAbsolute ? path : (directory ?? FilePath("/")).pushing(path)
     }
 
-    /// Asks the player what it plays, each answer before `deadline`; nil
-    /// when it does not answer in time (stopped, busy, hung) or plays
-    /// nothing.
-    func state(before deadline: ContinuousClock.Instant) -> State? {
-        guard let client = try? SocketRequestClient(connectingTo: socket) else { return nil }
+    /// What a player says when asked.
+    enum Answer: Equatable {
+        /// It plays (or holds, paused) this.
+        case playing(State)
+        /// It answers and plays nothing (`--idle`, its file closed).
+        case idle
+        /// It does not answer in time: stopped, busy, hung.
+        case silent
+    }
+
+    /// Asks the player what it plays, each answer before `deadline`.
+    func state(before deadline: ContinuousClock.Instant) -> Answer {
+        guard let client = try? SocketRequestClient(connectingTo: socket) else { return .silent }
         var nextRequest = 1
-        func property(_ name: String) -> Any? {
+        /// The answer's `data`, `.some(nil)` for an answer without (an
+        /// unavailable property), nil for no answer.
+        func property(_ name: String) -> Any?? {
             let id = nextRequest
             nextRequest += 1
             let request = #"{"command":["get_property","\#(name)"],"request_id":\#(id)}"#
             // mpv sends events between answers: the answer carries our id.
             guard let line = try? client.request(request, before: deadline, answeredBy: { Self.requestID(of: $0) == id }),
-                  let answer = Self.object(line), answer["error"] as? String == "success" else { return nil }
-            return answer["data"]
+                  let answer = Self.object(line) else { return nil }
+            return .some(answer["error"] as? String == "success" ? answer["data"] : nil)
         }
-        guard let file = property("path") as? String,
-              let position = property("time-pos") as? Double,
-              let paused = property("pause") as? Bool else { return nil }
-        let volume = property("volume") as? Double ?? 100
-        let speed = property("speed") as? Double ?? 1
+        guard let file = property("path") else { return .silent }
+        guard let name = file as? String else { return .idle }
+        guard let positionAnswer = property("time-pos"), let pauseAnswer = property("pause") else { return .silent }
+        // A file still opening has no position yet: the start of it.
+        let position = positionAnswer as? Double ?? 0
+        let paused = pauseAnswer as? Bool ?? false
+        let volume = property("volume").flatMap { $0 as? Double } ?? 100
+        let speed = property("speed").flatMap { $0 as? Double } ?? 1
         // A relative file is relative to the player's directory.
-        let path = file.hasPrefix("/") ? file : (process.directory ?? FilePath("/")).pushing(FilePath(file)).string
-        return State(path: path, position: position, paused: paused, volume: volume, speed: speed)
+        let path = name.hasPrefix("/") ? name : (process.directory ?? FilePath("/")).pushing(FilePath(name)).string
+        return .playing(State(path: path, position: position, paused: paused, volume: volume, speed: speed))
     }
 
     /// Whether a player answers on `socket` now (a restore leaves a player

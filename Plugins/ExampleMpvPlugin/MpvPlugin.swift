@@ -2,6 +2,7 @@ import RestorationKit
 import PluginToolkit
 import SystemPackage
 import FoundationEssentials
+import Glibc
 
 /// The restoration class of mpv, the media player: every running mpv that
 /// listens on an IPC socket (`--input-ipc-server=PATH`) comes back at the
@@ -58,11 +59,16 @@ final class MpvPlugin: RestorationPlugin {
         players.players = running.compactMap { player in
             // Two players on one socket: the older one owns it.
             guard seen.insert(player.socket.string).inserted else { return nil }
-            let state = player.state(before: min(deadline, .now + Self.answerBudget))
-            if state == nil {
+            switch player.state(before: min(deadline, .now + Self.answerBudget)) {
+            case .playing(let state):
+                return PlayerObject(socket: player.socket, state: state)
+            case .idle:
+                // Nothing to come back: the user closed its file.
+                return nil
+            case .silent:
                 context.log("the mpv on \(player.socket) (pid \(player.process.pid)) did not answer; what it played at the last save is kept", level: .notice)
+                return PlayerObject(socket: player.socket, state: nil)
             }
-            return PlayerObject(socket: player.socket, state: state)
         }
         return .save
     }
@@ -88,18 +94,22 @@ final class MpvPlugin: RestorationPlugin {
                 continue
             }
             // Saved strings are data: the file must be one, and goes after
-            // `--`, so it can never be read as an option.
-            guard state.path.hasPrefix("/"), FileManager.default.fileExists(atPath: state.path),
-                  state.position.isFinite, state.volume.isFinite, state.speed.isFinite, state.speed > 0 else {
+            // `--`, so it can never be read as an option; the socket is one
+            // mpv may make (it removes what is at that path first).
+            guard Self.isRegularFile(state.path) else {
                 context.log("not reopened: \(state.path) is no longer a file this plugin can play", level: .warning)
+                continue
+            }
+            guard Self.maySocket(at: player.socket) else {
+                context.log("not reopened: \(state.path): \(player.socket) is not a socket path this plugin lets mpv make (something else is there, or its directory is not yours)", level: .warning)
                 continue
             }
             let command = ["mpv"] + extraArguments + [
                 "--input-ipc-server=\(player.socket.string)",
-                "--start=\(max(0, state.position))",
+                "--start=\(Self.plain(state.position, within: 0 ... 1e7))",
                 "--pause=\(state.paused ? "yes" : "no")",
-                "--volume=\(state.volume)",
-                "--speed=\(state.speed)",
+                "--volume=\(Self.plain(state.volume, within: 0 ... 1000))",
+                "--speed=\(Self.plain(state.speed, within: 0.01 ... 100))",
                 "--", state.path,
             ]
             do {
@@ -112,6 +122,35 @@ final class MpvPlugin: RestorationPlugin {
         for socket in started where !Waiting.forSocket(socket, until: deadline) {
             context.log("the mpv started for \(socket) did not listen before the restore's deadline", level: .warning)
         }
+    }
+
+    /// Whether `path` is an absolute path to a regular file (not a device,
+    /// not a URL mpv would open).
+    static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return path.hasPrefix("/") && stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Whether mpv may make its socket at `socket`: nothing there or a
+    /// socket already, in a directory of the user's or a sticky one (like
+    /// `/tmp`, where only the user's own files can be removed).
+    static func maySocket(at socket: FilePath) -> Bool {
+        var status = stat()
+        if lstat(socket.string, &status) == 0, status.st_mode & S_IFMT != S_IFSOCK { return false }
+        var directory = stat()
+        guard socket.isAbsolute, stat(socket.removingLastComponent().string, &directory) == 0 else { return false }
+        return directory.st_uid == getuid() || directory.st_mode & S_ISVTX != 0
+    }
+
+    /// `value` within `range`, rounded to thousandths, written as mpv reads
+    /// a number (no exponent).
+    static func plain(_ value: Double, within range: ClosedRange<Double>) -> String {
+        let kept = value.isFinite ? min(max(value, range.lowerBound), range.upperBound) : range.lowerBound
+        let thousandths = Int64((kept * 1000).rounded())
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = thousandths.magnitude
+        let fraction = String(magnitude % 1000)
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 }
 

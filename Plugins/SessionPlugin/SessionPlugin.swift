@@ -303,7 +303,7 @@ final class SessionPlugin: RestorationPlugin {
         // budget's end, and by the walk's.
         let deadline = WalkTime.deadline(in: context, atMost: Self.launchBudget)
         @Sendable func left() -> Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
-        let outcomes = Blocking.run(until: deadline) { () async -> [Result<DesktopLaunchResult, LaunchError>] in
+        let outcomes = Blocking.run(until: deadline + .seconds(1)) { () async -> [Result<DesktopLaunchResult, LaunchError>] in
             let connection = await UserUnitLauncher.connectToManagerBus(environment: environment, within: min(.seconds(2), left()))
             defer { connection?.close() }
             var outcomes: [Result<DesktopLaunchResult, LaunchError>] = []

@@ -96,7 +96,7 @@ final class ServerObject: RestorableObject, RestorationClass {
             runs: foreground ? .exec : .forking, until: WalkTime.deadline(in: plugin.context, atMost: TmuxPlugin.serverStartBudget)
         )
         // The server listens once its socket answers (a hang guard, not a speed requirement).
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = WalkTime.deadline(in: plugin.context, atMost: .seconds(10))
         while (try? runner.run(["list-sessions"])) == nil {
             guard ContinuousClock.now < deadline else { throw TmuxError.serverDidNotStart(name: name, within: .seconds(10)) }
             usleep(20_000)

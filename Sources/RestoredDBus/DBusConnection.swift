@@ -26,6 +26,10 @@ public final class DBusConnection: Sendable {
     private struct Subscription {
         let rule: DBusMatchRule
         let continuation: AsyncStream<DBusMessage>.Continuation
+        /// The bus's `NameOwnerChanged` rule added for it, removed with it
+        /// (the bus counts every AddMatch: a connection that subscribes
+        /// again and again must not pile them up).
+        var ownerRule: DBusMatchRule?
     }
 
     private struct State {
@@ -253,8 +257,11 @@ public final class DBusConnection: Sendable {
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
-            Task { _ = try? await self.busCall("RemoveMatch", [.string(rule.description)]) }
+            let ended = self.state.withLock { $0.subscriptions.removeValue(forKey: id) }
+            Task {
+                _ = try? await self.busCall("RemoveMatch", [.string(rule.description)])
+                if let ownerRule = ended?.ownerRule { _ = try? await self.busCall("RemoveMatch", [.string(ownerRule.description)]) }
+            }
         }
         do {
             if let sender = rule.sender, !sender.hasPrefix(":"), sender != Self.busName {
@@ -262,12 +269,18 @@ public final class DBusConnection: Sendable {
                 // restarted service keep arriving.
                 let ownerRule = DBusMatchRule(sender: Self.busName, interface: Self.busName, member: "NameOwnerChanged", firstArgument: sender)
                 try await busCall("AddMatch", [.string(ownerRule.description)])
+                let stillSubscribed = state.withLock { state -> Bool in
+                    state.subscriptions[id]?.ownerRule = ownerRule
+                    return state.subscriptions[id] != nil
+                }
+                if !stillSubscribed { _ = try? await busCall("RemoveMatch", [.string(ownerRule.description)]) }
                 let owner = await self.owner(of: sender)
                 state.withLock { $0.owners[sender] = owner ?? "" }
             }
             try await busCall("AddMatch", [.string(rule.description)])
         } catch {
-            state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
+            let ended = state.withLock { $0.subscriptions.removeValue(forKey: id) }
+            if let ownerRule = ended?.ownerRule { _ = try? await busCall("RemoveMatch", [.string(ownerRule.description)]) }
             throw error
         }
         return stream

@@ -149,8 +149,9 @@ public final class AppHost: @unchecked Sendable {
         }
         // A partial save is a warning once, not at every autosave that
         // leaves out the same objects for the same reasons.
-        let announcing = result.report.droppedObjects.isEmpty || result.report.droppedObjects != lastOmissions
-        let saved = engine.save(encoded: result.archive, report: result.report, occasion: occasion, announcing: announcing)
+        // (Compared once restored filled in what the host carried over: it
+        // may leave out objects the host did not.)
+        let saved = engine.save(encoded: result.archive, report: result.report, occasion: occasion, quietIfLeavingOut: lastOmissions)
         switch saved.outcome {
         case .saved:
             lastWritten = token

@@ -37,7 +37,8 @@ public struct PreservationReport: Sendable {
     public var droppedObjects: [OmittedObject] = []
     /// The objects carried over from the app's last archive, each with its
     /// subtree and the time it was saved (the plugin could not say them
-    /// now); they are among ``savedObjectCount``.
+    /// now); with their subtrees they are counted in ``savedObjectCount``,
+    /// not listed in ``savedPaths``.
     public var carriedObjects: [CarriedObject] = []
     /// The generation of the last complete archive the store keeps beside
     /// a partial one (``ArchiveStore/Generation/lastComplete``), when known.

@@ -64,9 +64,14 @@ public struct RestorationEngine: Sendable {
 
     /// ``save(_:report:occasion:announcing:)`` for an archive that arrived
     /// encoded from a plugin host and was checked in full: written as it
-    /// is, with its new generation.
-    public func save(encoded bytes: [UInt8]?, report: PreservationReport, occasion: SaveOccasion = .request, announcing: Bool = true) -> PreservationReport {
-        save(report: report, writing: bytes.map(Write.encoded), occasion: occasion, announcing: announcing)
+    /// is, with its new generation, unless it carries objects over, which
+    /// are filled in from the app's archives first.
+    /// With `quietIfLeavingOut` (what the app's last written save left out),
+    /// a save that leaves out exactly that again is logged quietly.
+    public func save(
+        encoded bytes: [UInt8]?, report: PreservationReport, occasion: SaveOccasion = .request, quietIfLeavingOut previous: [OmittedObject]? = nil
+    ) -> PreservationReport {
+        save(report: report, writing: bytes.map(Write.encoded), occasion: occasion, announcing: true, quietIfLeavingOut: previous)
     }
 
     /// What a save writes.
@@ -75,7 +80,9 @@ public struct RestorationEngine: Sendable {
         case encoded([UInt8])
     }
 
-    private func save(report: PreservationReport, writing: Write?, occasion: SaveOccasion, announcing: Bool) -> PreservationReport {
+    private func save(
+        report: PreservationReport, writing: Write?, occasion: SaveOccasion, announcing: Bool, quietIfLeavingOut previous: [OmittedObject]? = nil
+    ) -> PreservationReport {
         var report = report
         let appID = report.appID
         if case .declined = report.outcome, occasion.endsSession {
@@ -110,12 +117,12 @@ public struct RestorationEngine: Sendable {
                 report.issues.append(EngineIssue(appID: appID, path: nil, message: error.description))
             }
         }
-        log(report, occasion: occasion, announcing: announcing)
+        log(report, occasion: occasion, announcing: announcing && (previous == nil || report.droppedObjects != previous))
         return report
     }
 
     /// `writing` with the objects its plugin carried over filled in from
-    /// the app's newest archive (as it is before this save), and `report`
+    /// the app's archives (as they are before this save), and `report`
     /// saying what was carried and what could not be; `writing` itself when
     /// it carries nothing (the common case costs a look at the header).
     private func fillingCarriedObjects(_ writing: Write, report: inout PreservationReport) -> Write {
@@ -129,8 +136,13 @@ public struct RestorationEngine: Sendable {
             guard ArchiveCodec.carriesObjects(bytes), let decoded = try? ArchiveCodec.decode(bytes) else { return writing }
             archive = decoded
         }
-        let last = try? store.read(archive.appID).archive
-        let filled = archive.fillingCarriedObjects(from: last)
+        // The newest archive, then the last complete one a partial save keeps.
+        var sources: [Archive] = []
+        if let newest = try? store.read(archive.appID).archive {
+            sources.append(newest)
+            if newest.isPartial, let complete = try? store.read(archive.appID, generation: .lastComplete).archive { sources.append(complete) }
+        }
+        let filled = archive.fillingCarriedObjects(from: sources)
         for omitted in filled.droppedObjects.dropFirst(archive.droppedObjects.count) {
             report.droppedObjects.append(omitted)
             report.issues.append(EngineIssue(appID: archive.appID, path: omitted.path, rule: "R6", message: omitted.reason))
@@ -268,7 +280,7 @@ public struct RestorationEngine: Sendable {
         if case .saved = report.outcome, !report.carriedObjects.isEmpty {
             let list = report.carriedObjects.map(\.description).joined(separator: ", ")
             logger.log(
-                level: announcing ? .notice : .info,
+                level: announcing && occasion != .autosave ? .notice : .info,
                 "\(report.appID): its plugin could not say \(list) now; carried over from its last archive, as saved then",
                 metadata: metadata
             )

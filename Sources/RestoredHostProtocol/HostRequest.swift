@@ -83,7 +83,9 @@ public enum HostRequest: Sendable {
 
     /// The entry of a walk's time left, in milliseconds.
     private static func timeLeftEntry(_ timeLeft: Duration) -> StoredEntry {
-        let milliseconds = max(0, timeLeft.components.seconds) * 1000 + max(0, timeLeft.components.attoseconds) / 1_000_000_000_000_000
+        // A day at most: no walk waits longer, and no product overflows.
+        let kept = min(max(timeLeft, .zero), .seconds(86_400))
+        let milliseconds = kept.components.seconds * 1000 + kept.components.attoseconds / 1_000_000_000_000_000
         return StoredEntry(key: "timeLeftMilliseconds", value: .uint64(UInt64(milliseconds)))
     }
 

@@ -63,7 +63,9 @@ struct RestoredPluginTest: AsyncParsableCommand {
             plugin started it from inside restored) is a warning that says what to do.
 
             At the end restored, the bus and the apps of --start are ended; what the restore brought \
-            back is left running: it is your app, back.
+            back is left running, for you to look at: it was started on the run's private bus \
+            (DBUS_SESSION_BUS_ADDRESS), which ends with the run, so an app that needs its session bus \
+            is to be ended and started again by you.
 
             Environment: the private bus is the session bus of everything under test. restored, the \
             plugin and the commands of --start, --end and --check get it as \

@@ -29,7 +29,7 @@ struct SandboxInheritance: Sendable {
             let confinement = "Seccomp \(seccomp.map(String.init) ?? "?"), NoNewPrivs \(noNewPrivileges.map { $0 ? "1" : "0" } ?? "?")"
             guard inherited else { return "\(process) in \(unit): outside restored's sandbox (\(confinement))" }
             return "\(process) in \(unit) runs under restored's sandbox (\(confinement)): the plugin started it from inside restored; "
-                + "start it through the toolkit's launcher (UserUnitLauncher) or the user manager (StartTransientUnit, systemd-run --user) instead"
+                + "start it through the toolkit's AppLauncher (or the user manager: StartTransientUnit, systemd-run --user) instead"
         }
     }
 

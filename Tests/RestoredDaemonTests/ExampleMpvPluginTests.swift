@@ -61,6 +61,9 @@ import Testing
 
     @Test("Three mpv players come back through the daemon with their files (one named with $, % and spaces), positions, pause, volume and speed; one stopped (SIGSTOP) at the second save is carried over from the first, said in restored-ctl show; a second restore starts nothing", .timeLimit(.minutes(3)))
     func playersComeBack() async throws {
+        // The plugin saves every mpv of the user: no other test's may run meanwhile.
+        let mpvLock = try await SharedTestLock.acquire("mpv")
+        defer { mpvLock.release() }
         let environment = try await DaemonIntegrationTests.Environment.make()
         try environment.addPlugin("ExampleMpvPlugin")
         let manager = try await UserManagerMock.start(on: environment.bus)
@@ -79,6 +82,12 @@ import Testing
         defer { for player in players { kill(player.pid, SIGCONT); kill(player.pid, SIGKILL) } }
         try await Self.seek(sockets[0], to: 12.5)
         try await Self.seek(sockets[1], to: 30)
+        // A fourth player answers and plays nothing: there is nothing of it to come back.
+        let mpv = try #require(ExecutableSearchPath.executable(named: "mpv", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
+        let idleSocket = root + "/idle.sock"
+        let idle = try ChildProcess(mpv, Self.quiet + ["--idle=yes", "--input-ipc-server=\(idleSocket)"], log: root + "/mpv-idle.log")
+        defer { kill(idle.pid, SIGKILL) }
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { Self.property("idle-active", of: idleSocket) as? Bool == true }
 
         try environment.writeOptions("[\(Self.appID)]\narguments = \(Self.quiet.joined(separator: " "))\n")
         let (daemon, admin, first) = try await environment.startAndSave(Self.appID, environment: [:])
@@ -86,6 +95,7 @@ import Testing
         let store = ArchiveStore(directory: FilePath(environment.state))
         let firstArchive = try store.read(try AppID(Self.appID)).archive
         #expect(firstArchive.objects.count == 4, "\(environment.log("restored.log"))")
+        #expect(!firstArchive.objects.contains { $0.path.description.contains("idle.sock") })
         #expect(firstArchive.carriedObjects.isEmpty)
 
         // B stops answering (stopped, as a debugger or a hung decoder
@@ -148,6 +158,9 @@ import Testing
 
     @Test("A launch through the toolkit from the installed unit's sandbox lands in a transient unit of a real systemd --user (app-restored-io.mpv.Mpv@…, app.slice) with no seccomp filter, its file named with $, % and spaces reaching mpv as it was", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"), .timeLimit(.minutes(3)))
     func launchOutsideTheSandbox() async throws {
+        // The plugin saves every mpv of the user: no other test's may run meanwhile.
+        let mpvLock = try await SharedTestLock.acquire("mpv")
+        defer { mpvLock.release() }
         let plugins = try TemporaryTestDirectory()
         try FileManager.default.createSymbolicLink(atPath: plugins.path + "/libExampleMpvPlugin.so", withDestinationPath: BuildProducts.plugin("ExampleMpvPlugin"))
         let installation = try await InstalledUnitTests.installed(arguments: ["--plugin-dir", plugins.path, "--autosave-interval", "0"])

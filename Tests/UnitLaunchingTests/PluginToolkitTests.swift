@@ -18,10 +18,8 @@ import Testing
         let answer = try client.request("{\"request_id\":3}", before: .now + .seconds(10)) { $0.contains("\"request_id\":3") }
         #expect(answer == "{\"request_id\":3,\"data\":1}")
 
-        // Silent: the deadline ends the wait (well before any ceiling of a walk).
-        let asked = ContinuousClock.now
+        // Silent: the deadline ends the wait (without one, this would hang).
         #expect(throws: SocketError.timedOut) { try client.request("{}", before: .now + .milliseconds(300)) }
-        #expect(ContinuousClock.now - asked < .seconds(10))
 
         listener.send(Array(repeating: UInt8(ascii: "x"), count: 200))
         #expect(throws: SocketError.tooLarge(limit: 65)) { try client.receiveLine(before: .now + .seconds(10)) }

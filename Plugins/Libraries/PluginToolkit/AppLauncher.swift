@@ -27,7 +27,6 @@ public final class AppLauncher {
     private let context: PluginContext?
     private let environment: [String: String]
     private var connection: DBusConnection?
-    private var connected = false
 
     /// A launcher for `appID`'s programs, logging through `context` (nil:
     /// no log). `environment` is the base of a detached start's environment
@@ -63,7 +62,9 @@ public final class AppLauncher {
         let began = ContinuousClock.now
         let connection = managerConnection(until: deadline)
         let environment = environment
-        let started = try Blocking.run(until: deadline) { () async throws(LaunchError) -> LaunchedApp in
+        // Every call inside ends by the deadline; the grace lets the task
+        // hand over what it finished at the very end.
+        let started = try Blocking.run(until: deadline + Self.grace) { () async throws(LaunchError) -> LaunchedApp in
             let budget = max(.zero, ContinuousClock.now.duration(to: deadline))
             let result = try await UserUnitLauncher(connection: connection, environment: environment, budget: budget).launch(request)
             switch result {
@@ -82,16 +83,24 @@ public final class AppLauncher {
         return started
     }
 
-    /// The connection to the user manager's bus, made at the first launch;
-    /// nil when no bus answers (the launches are then detached).
+    /// How long past a launch's deadline its result is still taken.
+    static let grace: Duration = .milliseconds(250)
+
+    /// The connection to the user manager's bus, made at the first launch
+    /// that reaches the bus and kept; nil when no bus answers in time (this
+    /// launch is then detached, and the next one tries again).
     private func managerConnection(until deadline: ContinuousClock.Instant) -> DBusConnection? {
-        if connected { return connection }
+        if let connection { return connection }
         let environment = environment
-        let limit = min(.seconds(2), max(.zero, ContinuousClock.now.duration(to: deadline)))
-        connection = Blocking.run(until: deadline) { () async -> DBusConnection? in
+        // A bus the manager socket-activates may take seconds to answer its
+        // first client at a busy login: up to half the launch's time.
+        let limit = min(.seconds(5), max(.zero, ContinuousClock.now.duration(to: deadline)) / 2)
+        guard limit > .zero else { return nil }
+        // connectToManagerBus gives up by the limit and closes a connection
+        // that arrives later itself.
+        connection = Blocking.run(until: .now + limit + Self.grace) { () async -> DBusConnection? in
             await UserUnitLauncher.connectToManagerBus(environment: environment, within: limit)
         } ?? nil
-        connected = true
         return connection
     }
 
