@@ -33,10 +33,10 @@ import Testing
         // is read while it is written.
         let sending = DispatchGroup()
         DispatchQueue.global().async(group: sending) {
-            try? helper.send(sent.kind, sent.body, blob: sent.blob, deadline: .now + .seconds(5))
+            try? helper.send(sent.kind, sent.body, blob: sent.blob, deadline: .now + .seconds(60))
         }
         defer { sending.wait() }
-        let received = try HostReply(try restored.receive(maximumLength: HostProtocol.maximumReplyLength, deadline: .now + .seconds(5)), appID: appID)
+        let received = try HostReply(try restored.receive(maximumLength: HostProtocol.maximumReplyLength, deadline: .now + .seconds(60)), appID: appID)
         guard case .saved(let result) = received else {
             Issue.record("expected saved, got \(received)")
             return
@@ -56,9 +56,9 @@ import Testing
 
         let request = HostRequest.restore(archive: archive, reason: .recovery, options: ["k": "v"], timeLeft: .milliseconds(4_250)).frame
         DispatchQueue.global().async(group: sending) {
-            try? restored.send(request.kind, request.body, blob: request.blob, deadline: .now + .seconds(5))
+            try? restored.send(request.kind, request.body, blob: request.blob, deadline: .now + .seconds(60))
         }
-        guard case .restore(let restoredArchive, let reason, let options, let timeLeft) = try HostRequest(try helper.receive(maximumLength: HostProtocol.maximumRequestLength, deadline: .now + .seconds(5))) else {
+        guard case .restore(let restoredArchive, let reason, let options, let timeLeft) = try HostRequest(try helper.receive(maximumLength: HostProtocol.maximumRequestLength, deadline: .now + .seconds(60))) else {
             Issue.record("expected restore")
             return
         }

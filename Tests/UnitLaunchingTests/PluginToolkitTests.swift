@@ -8,6 +8,15 @@ import Testing
 /// The plugin toolkit's pieces, each against the real thing it reads or
 /// talks to: a listening socket, the process table, a real user manager.
 @Suite struct PluginToolkitTests {
+    /// Runs `work` on a thread of its own, as a plugin host calls a
+    /// plugin: never on the few threads async code shares, which the
+    /// toolkit's blocking waits would hold while their own tasks need one.
+    static func onPluginThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
     @Test("The socket client answers a request with the line that is its answer, skipping the app's own lines; a peer that does not answer costs the deadline; a line past the limit is refused, never buffered")
     func socketRequests() async throws {
         let directory = try TemporaryTestDirectory()
@@ -60,8 +69,10 @@ import Testing
         var environment = manager.clientEnvironment
         environment["RESTORED_LAUNCH_BUS"] = manager.busAddress
         environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent"
-        let launcher = AppLauncher(appID: "org.example.Sleeper", context: nil, environment: environment)
-        let launched = try launcher.launch(["sleep", "3600"], until: .now + .seconds(20))
+        let launchEnvironment = environment
+        let launched = try await Self.onPluginThread {
+            try AppLauncher(appID: "org.example.Sleeper", context: nil, environment: launchEnvironment).launch(["sleep", "3600"], until: .now + .seconds(20))
+        }
         #expect(launched.isOutsideSandbox)
         let unit = try #require(launched.unit)
         #expect(unit.hasPrefix("app-restored-org.example.Sleeper@"))
@@ -75,10 +86,14 @@ import Testing
         environment["RESTORED_LAUNCH_BUS"] = "unix:path=/nonexistent"
         let directory = try TemporaryTestDirectory()
         let recorded = directory.path + "/argv"
-        let detached = try AppLauncher(appID: "org.example.Recorder", context: nil, environment: environment).launch(
-            ["/bin/sh", "-c", "printf '%s\\0' \"$@\" > \"$0\"; exec sleep 3600", recorded, "$HOME", "%h a", "$(touch ran)"],
-            in: FilePath(directory.path), until: .now + .seconds(20)
-        )
+        let detachedEnvironment = environment
+        let workingDirectory = directory.path
+        let detached = try await Self.onPluginThread {
+            try AppLauncher(appID: "org.example.Recorder", context: nil, environment: detachedEnvironment).launch(
+                ["/bin/sh", "-c", "printf '%s\\0' \"$@\" > \"$0\"; exec sleep 3600", recorded, "$HOME", "%h a", "$(touch ran)"],
+                in: FilePath(workingDirectory), until: .now + .seconds(20)
+            )
+        }
         #expect(!detached.isOutsideSandbox)
         let detachedPID = try #require(detached.pid)
         defer { kill(detachedPID, SIGKILL) }
