@@ -162,7 +162,7 @@ final class TmuxPlugin: RestorationPlugin {
     private var answeredLastTime: Set<String> = []
 
     /// Reads every server; decides whether what answers may replace the
-    /// last archive (see the README's "Restoring tmux"): when it may not,
+    /// last archive (see `docs/tmux.md`, "When tmux goes away"): when it may not,
     /// the answer is "keep what you have" and the last archive stays.
     func saveDecision(coder: StateCoder) throws -> SaveDecision {
         servers = []

@@ -1,4 +1,4 @@
-/// The exit statuses of `restored-ctl`, documented in its `--help` and the README.
+/// The exit statuses of `restored-ctl`, documented in its `--help` and `docs/admin-api.md`.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// It worked (for `doctor` and `verify`: nothing is wrong).
     case success = 0

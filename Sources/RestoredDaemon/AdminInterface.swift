@@ -9,8 +9,8 @@ import RestoredEngine
 /// Every method refuses callers that run as another user, even on the
 /// session bus. Errors are named `org.restored1.Error.*`: `InvalidAppId`,
 /// `UnknownApp`, `NoArchive`, `Busy`, `Failed`. Times are microseconds since
-/// 1970-01-01 UTC (0 for never). The shapes are documented in the README
-/// ("The admin D-Bus API"); keys are only ever added.
+/// 1970-01-01 UTC (0 for never). The shapes are documented in
+/// `docs/admin-api.md` ("The admin D-Bus API"); keys are only ever added.
 struct AdminInterface: Sendable {
     static let errorPrefix = "org.restored1.Error."
 

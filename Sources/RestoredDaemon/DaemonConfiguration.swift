@@ -37,7 +37,7 @@ public struct DaemonConfiguration: Sendable {
     /// The default autosave interval: one minute. One round of the installed
     /// plugins on a session of tmux and ten apps costs about 35 ms of CPU
     /// and 30 wake-ups, and writes only what changed (`restored-bench
-    /// autosave`; figures in the README): about 2 CPU seconds an hour, for
+    /// autosave`; figures in `docs/benchmarks.md`): about 2 CPU seconds an hour, for
     /// at most a minute lost at a crash or power cut.
     public static let defaultAutosaveInterval = Duration.seconds(60)
 

@@ -7,7 +7,7 @@ public struct EngineIssue: Hashable, Sendable, CustomStringConvertible {
     public var appID: AppID
     /// The object, or nil for the app as a whole.
     public var path: ObjectPath?
-    /// The rule of RESTORATION.md that applies, like "R13", if any.
+    /// The rule (R1-R16, `docs/archive.md`) that applies, like "R13", if any.
     public var rule: String?
     /// What happened.
     public var message: String

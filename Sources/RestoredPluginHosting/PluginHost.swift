@@ -9,7 +9,7 @@ import Synchronization
 /// One plugin file, run in a helper process of its own (`restored-plugin-host`).
 ///
 /// The helper stays up between walks (starting one costs more than the walk
-/// of a typical app: see the README's benchmark) and is started again for
+/// of a typical app: see `docs/benchmarks.md`) and is started again for
 /// the next walk after it died. Every walk is one request and one reply with
 /// a deadline: a helper that crashes or exits costs that walk only; one that
 /// has not answered at the deadline, or that sends anything but the

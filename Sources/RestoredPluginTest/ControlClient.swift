@@ -3,7 +3,7 @@ import ProcessSpawning
 
 /// `restored-ctl` against the run's restored (on the private bus): the
 /// same commands a plugin's author runs by hand, their `--json` read with
-/// the shapes the README documents.
+/// the shapes `docs/admin-api.md` documents.
 struct ControlClient: Sendable {
     /// A plugin file as `restored-ctl plugins --json` shows it.
     struct Plugin: Decodable, Sendable {

@@ -6,7 +6,7 @@ import SystemSupport
 /// restored's mark of a running login, for the run's state directory:
 /// `$XDG_RUNTIME_DIR/restored/started-<FNV-1a of the state directory, in
 /// hex>`, which restored leaves when it starts and removes when it sees
-/// the login end (the README's "Why a walk runs").
+/// the login end (`docs/daemon.md`, "Why a walk runs").
 ///
 /// The run plays a logout and a login between its two starts of restored,
 /// but restored's stop in the run is not a login's end (the user manager

@@ -5,8 +5,8 @@ import RestoredTestSupport
 import SystemPackage
 import Testing
 
-/// The plugin author's guide's Hello plugin (`SDK/README.md`, also the
-/// README's Swift example) is the file that is built, and it reads and
+/// The plugin author's guide's Hello plugin (`SDK/README.md`) is the file
+/// that is built, and it reads and
 /// writes its live app through a real restored.
 @Suite struct HelloExampleTests {
     static let hello = "org.example.Hello"
@@ -15,10 +15,10 @@ import Testing
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    @Test("The guide and the README show Plugins/ExampleHelloPlugin/HelloPlugin.swift exactly")
+    @Test("The plugin guide shows Plugins/ExampleHelloPlugin/HelloPlugin.swift exactly")
     func documentedAsBuilt() throws {
         let source = try String(contentsOfFile: Self.repository + "/Plugins/ExampleHelloPlugin/HelloPlugin.swift", encoding: .utf8)
-        for document in ["SDK/README.md", "README.md"] {
+        for document in ["SDK/README.md"] {
             let text = try String(contentsOfFile: Self.repository + "/" + document, encoding: .utf8)
             #expect(text.contains("```swift\n" + source + "```\n"), "\(document) does not show HelloPlugin.swift as it is built")
         }

@@ -134,7 +134,7 @@ import Testing
         }
     }
 
-    @Test("GNOME Terminal on GNOME Shell: two windows of two tabs each (the second on workspace 2) come back in their directories as one window of the four tabs (which tab is in which window cannot be told: see the README), on the first window's workspace at its frame, placed by its app id (its server makes the window, not the launch)")
+    @Test("GNOME Terminal on GNOME Shell: two windows of two tabs each (the second on workspace 2) come back in their directories as one window of the four tabs (which tab is in which window cannot be told: see docs/apps.md), on the first window's workspace at its frame, placed by its app id (its server makes the window, not the launch)")
     func gnomeTerminalWindows() async throws {
         // Another test's foot would be a running app of this test's session (foot.desktop is in it).
         let footLock = try await SharedTestLock.acquire("foot")

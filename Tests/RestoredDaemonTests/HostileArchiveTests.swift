@@ -9,8 +9,7 @@ import TmuxControl
 /// Archives written by an attacker, and strings planted by any program
 /// (a pane title set with OSC 2), replayed through the real daemon with
 /// the built tmux plugin, a real tmux and a real Neovim: nothing they
-/// hold runs, and the restore still does what it can (the README's
-/// "Security").
+/// hold runs, and the restore still does what it can (`docs/security.md`).
 @Suite struct HostileArchiveTests {
     typealias Environment = DaemonIntegrationTests.Environment
     static let appID = "org.restored.Tmux"

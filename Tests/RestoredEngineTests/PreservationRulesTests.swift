@@ -5,7 +5,7 @@ import RestoredState
 import SystemPackage
 import Testing
 
-/// The preservation rules of RESTORATION.md, driven through the scenario plugin.
+/// The preservation rules (`docs/archive.md`), driven through the scenario plugin.
 @Suite struct PreservationRulesTests {
     @Test("R1, R2: objects without identifier are skipped with their whole subtree")
     func optInAndAncestors() throws {

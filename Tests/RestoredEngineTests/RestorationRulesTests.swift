@@ -5,7 +5,7 @@ import RestoredState
 import SystemPackage
 import Testing
 
-/// The restoration rules of RESTORATION.md, driven through the scenario plugin.
+/// The restoration rules (`docs/archive.md`), driven through the scenario plugin.
 @Suite struct RestorationRulesTests {
     @Test("R7: no archive, no restoration; shouldRestore sees the reserved keys and can decline")
     func optIn() throws {

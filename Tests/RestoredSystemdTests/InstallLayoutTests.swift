@@ -1,5 +1,5 @@
 // scripts/install: the layout a Linux packager expects, staged in a DESTDIR,
-// builds the README's C plugin through pkg-config alone and runs the plugin host.
+// builds the plugin guide's C plugin through pkg-config alone and runs the plugin host.
 
 import Foundation
 import RestoredTestSupport
@@ -42,15 +42,15 @@ struct InstallLayoutTests {
         return (attributes[.posixPermissions] as? Int).map { $0 & 0o7777 }
     }
 
-    /// The body of the first ```c block of the README's "### In C" section.
+    /// The body of the first ```c block of the plugin guide's "### In C" section.
     static func readmeCExample() throws -> String {
-        let readme = try String(contentsOfFile: "\(repository)/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: "\(repository)/SDK/README.md", encoding: .utf8)
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let section = lines.firstIndex(of: "### In C") else { throw TestFailure("README.md has no \"### In C\" section") }
+        guard let section = lines.firstIndex(of: "### In C") else { throw TestFailure("SDK/README.md has no \"### In C\" section") }
         guard let opening = lines[section...].firstIndex(of: "```c"),
             !lines[section + 1..<opening].contains(where: { $0.hasPrefix("#") }),
             let closing = lines[(opening + 1)...].firstIndex(of: "```")
-        else { throw TestFailure("README.md's \"### In C\" section has no ```c block") }
+        else { throw TestFailure("SDK/README.md's \"### In C\" section has no ```c block") }
         return lines[(opening + 1)..<closing].joined(separator: "\n") + "\n"
     }
 
@@ -76,7 +76,7 @@ struct InstallLayoutTests {
         return (URL(fileURLWithPath: String(path)).standardized.path, report)
     }
 
-    @Test("scripts/install stages bin, libexec, lib, include and pkg-config in DESTDIR; the README's C plugin builds with pkg-config alone and the plugin host finds the installed SDK runtime")
+    @Test("scripts/install stages bin, libexec, lib, include and pkg-config in DESTDIR; the plugin guide's C plugin builds with pkg-config alone and the plugin host finds the installed SDK runtime")
     func layout() async throws {
         try await Self.withInstallation { destination, directory, install in
             let root = destination + Self.prefix
@@ -148,7 +148,7 @@ struct InstallLayoutTests {
                 #expect(version.output == "\(try Self.restoredVersion())\n", "pkg-config --modversion: \(version.output)\(version.error)")
             }
 
-            // The README's C plugin, built with only what pkg-config says.
+            // The plugin guide's C plugin, built with only what pkg-config says.
             if tools["cc"] != nil, tools["pkg-config"] != nil {
                 try Self.readmeCExample().write(toFile: directory.appending("hello.c"), atomically: false, encoding: .utf8)
                 let environment = [
@@ -161,7 +161,7 @@ struct InstallLayoutTests {
                     "/bin/sh", ["-c", "cd \"$1\" && cc -shared -fPIC $(pkg-config --cflags restored-plugin) hello.c -o libhello.so", "sh", directory.path],
                     environment: environment, in: workDirectory
                 )
-                #expect(compile.status == 0, "the README's C plugin does not build against the installed header:\n\(compile.output)\(compile.error)")
+                #expect(compile.status == 0, "the plugin guide's C plugin does not build against the installed header:\n\(compile.output)\(compile.error)")
                 #expect(FileManager.default.fileExists(atPath: directory.appending("libhello.so")), "cc made no libhello.so")
                 if compile.status == 0, let nm = tools["nm"] {
                     let symbols = try await CompletedCommand.run(nm, ["-D", "--defined-only", directory.appending("libhello.so")], environment: ["PATH": path, "LANG": "C"], in: workDirectory)

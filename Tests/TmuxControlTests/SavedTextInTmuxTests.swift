@@ -7,7 +7,7 @@ import TmuxControl
 import TerminalPrograms
 
 /// How saved strings reach tmux and the pane's shell: as literals, checked
-/// against what tmux writes, never read as code (the README's "Security").
+/// against what tmux writes, never read as code (`docs/security.md`).
 @Suite struct SavedTextInTmuxTests {
     @Test("A string goes to tmux as a literal where that tmux version expands formats, as it is where it does not")
     func literals() {

@@ -7,8 +7,8 @@
 /// treats it as data: it reaches a program as one `argv` element, an API
 /// argument or a quoted word of a constant script, never as code, and
 /// text with control characters (which a terminal or a line editor acts
-/// on) is refused where it would be typed or shown. The README's
-/// "Security" section lists every place a saved string meets an
+/// on) is refused where it would be typed or shown. `docs/security.md`
+/// lists every place a saved string meets an
 /// interpreter and what keeps it inert there.
 public enum SavedText {
     /// Whether `text` holds no control character: no C0 control (NUL,

@@ -27,7 +27,7 @@
  *    is valid only during that call unless documented otherwise.
  *
  * The restoration rules R1-R16 these callbacks implement are described in
- * the README of restored ("The rules it follows").
+ * restored's docs/archive.md ("The rules it follows").
  */
 #ifndef RESTORED_PLUGIN_H
 #define RESTORED_PLUGIN_H
