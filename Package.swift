@@ -2,7 +2,7 @@
 //
 // restored: iOS-style state preservation and restoration for the Linux desktop.
 //
-// Where things are (the README's "Repository map" draws the same):
+// Where things are (docs/repository.md, "The repository map", draws the same):
 // - SDK/ (a package of its own): RestorationKit, the plugin authors' SDK;
 //   RestoredState, the typed values and wire format shared by the host and
 //   every Swift plugin; CRestoredPlugin, the C ABI header `restored/plugin.h`.
@@ -192,7 +192,7 @@ let package = Package(
         ),
         // Runs one plugin through a save, its app's end and a restore, on a
         // private bus, optionally under the installed unit's sandbox.
-        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredDBus", "ProcessSpawning", "SystemSupport", argumentParser, system]),
+        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredEngine", "RestoredDBus", "ProcessSpawning", "SystemSupport", argumentParser, system]),
         .executableTarget(name: "RestoredDemo", dependencies: ["RestoredEngine", "RestoredArchive", argumentParser, logging, system], swiftSettings: strictSwift),
         .executableTarget(
             name: "RestoredBench",

@@ -22,7 +22,8 @@ struct RestoredCommand: AsyncParsableCommand {
             SIGTERM or SIGINT saves every app, then exits. Environment: XDG_STATE_HOME (archives \
             in $XDG_STATE_HOME/restored), RESTORED_PLUGIN_PATH, DBUS_SESSION_BUS_ADDRESS, \
             DBUS_SYSTEM_BUS_ADDRESS, NOTIFY_SOCKET, WATCHDOG_USEC.
-            """
+            """,
+        version: RestoredVersion.string
     )
 
     @Option(name: .customLong("plugin-dir"), help: "A plugin directory; repeat for more (default: the standard search path).")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RestoredControl
+import RestoredEngine
 
 /// `restored-ctl`: see and steer restored.
 @main
@@ -12,12 +13,13 @@ struct RestoredCtl: AsyncParsableCommand {
             Talks to restored over the session bus (org.restored1). apps, show, dump and verify \
             also work when restored is not running: they read the archives directly and say so. \
             Quiet on success; errors are one line on standard error. --json prints a stable \
-            shape (see the README). Colour only on a terminal, never with NO_COLOR.
+            shape (see docs/admin-api.md). Colour only on a terminal, never with NO_COLOR.
 
             Exit status: 0 success; 1 failure (unknown app, no archive, busy, a failed save or \
             restore, a failed doctor check); 2 usage error (bad option, invalid app id); 3 \
             restored or the session bus unreachable; 4 corrupt archive.
             """,
+        version: RestoredVersion.string,
         subcommands: [
             StatusCommand.self, AppsCommand.self, PluginsCommand.self, SaveCommand.self, RestoreCommand.self,
             DiscardCommand.self, IgnoreSnapshotCommand.self, ShowCommand.self, DumpCommand.self, VerifyCommand.self,

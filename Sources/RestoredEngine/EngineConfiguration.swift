@@ -27,7 +27,7 @@ public struct EngineConfiguration: Sendable {
 /// The version of restored.
 public enum RestoredVersion {
     /// The version string.
-    public static let string = "0.1.0"
+    public static let string = "0.2.0"
 }
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RestoredEngine
 import Dispatch
 import Glibc
 
@@ -97,7 +98,8 @@ struct RestoredPluginTest: AsyncParsableCommand {
             Exit status: 0 when the save and the restore worked (and --check passed); 1 when a step \
             failed, named in one line on standard error (under the last lines of restored's log); 2 for \
             a usage error.
-            """
+            """,
+        version: RestoredVersion.string
     )
 
     @Argument(help: ArgumentHelp("The plugin's shared object.", valueName: "plugin.so"))
