@@ -36,6 +36,7 @@ public struct Doctor: Sendable {
     /// Runs every check, in the order a user would fix them.
     public func run() async -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
+        if let installation = InstallationCheck().check() { checks.append(installation) }
         var status: DaemonStatus?
         var daemonPlugins: (directories: [FilePath], plugins: [PluginRecord])?
         let session = try? await DBusConnection.connect(to: .session)
@@ -55,7 +56,7 @@ public struct Doctor: Sendable {
                     checks.append(DoctorCheck("restored", .failed, "owns org.restored1 but does not answer Status", remedy: "restart it: systemctl --user restart restored"))
                 }
             } else {
-                checks.append(DoctorCheck("restored", .failed, "not running on the session bus", remedy: "start it: systemctl --user enable --now restored (see the README's install steps)"))
+                checks.append(DoctorCheck("restored", .failed, "not running on the session bus", remedy: "start it: systemctl --user enable --now restored (see the README's \"Install\")"))
             }
             if await session.owner(of: "org.gnome.SessionManager") != nil {
                 let registered = status?.sessionManager ?? false
