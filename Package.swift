@@ -106,6 +106,7 @@ let package = Package(
         .library(name: "PluginToolkit", targets: ["PluginToolkit"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
         .executable(name: "restored-test-bus-connect", targets: ["RestoredTestBusConnect"]),
+        .executable(name: "restored-test-launch", targets: ["RestoredTestLaunch"]),
     ] + plugins.map { .library(name: $0.name, type: .dynamic, targets: [$0.name]) },
     dependencies: [
         .package(path: "SDK"),
@@ -149,7 +150,7 @@ let package = Package(
         module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", "SystemSupport", logging, system]),
         module("RestoredDaemon", [
             "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
-            "RestoredHostProtocol", "RestoredPluginHosting", "UnixSocket", "X11Client", "WindowManagerIPC", logging, serviceLifecycle, system,
+            "RestoredHostProtocol", "RestoredPluginHosting", "ProcessSpawning", "UnixSocket", "X11Client", "WindowManagerIPC", logging, serviceLifecycle, system,
         ]),
         // restored-ctl's model of the admin API and the archives.
         module("RestoredControl", [
@@ -209,6 +210,8 @@ let package = Package(
         .executableTarget(name: "RestoredTestSeccomp", path: "Tests/Tools/SeccompRun"),
         // Connects to a bus within a limit, in a process of its own, for the tests.
         .executableTarget(name: "RestoredTestBusConnect", dependencies: ["RestoredDBus"], path: "Tests/Tools/BusConnect", swiftSettings: strictSwift),
+        // Launches a program with the plugin toolkit, in a process of its own, for the tests.
+        .executableTarget(name: "RestoredTestLaunch", dependencies: ["PluginToolkit", system], path: "Tests/Tools/Launch", swiftSettings: strictSwift),
 
         // Tests.
         .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),

@@ -96,5 +96,9 @@ struct RestoredCommand: AsyncParsableCommand {
             logger: logger
         )
         try await ServiceGroup(configuration: group).run()
+        if daemon.restartsForUpgrade {
+            // Saved and stopped: the unit's Restart=on-failure starts the new version.
+            Glibc.exit(Daemon.upgradeRestartStatus)
+        }
     }
 }

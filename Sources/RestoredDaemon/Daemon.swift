@@ -18,7 +18,8 @@ public import ServiceLifecycle
 /// saves before suspend and shutdown (``PowerEventCoordinator``), the
 /// desktops of the login (``DesktopSession``: a desktop's start restores its
 /// apps, its end saves them and keeps them for the next one), the session
-/// manager's requests, autosave; every save through one
+/// manager's requests, autosave, an upgrade's restart
+/// (``UpgradeService``); every save through one
 /// ``SaveCoordinator``; the admin API (``DaemonControl``). Graceful shutdown
 /// (SIGTERM at logout, SIGINT, or the session manager's Stop): save every
 /// app, close the login's mark when the login ends (``SessionMarker``), tell
@@ -30,6 +31,14 @@ public final class Daemon: Service {
     public static let objectPath = "/org/restored1"
     /// The manager interface.
     public static let interface = "org.restored1.Manager"
+    /// The exit status of a stop to restart into the version an upgrade
+    /// installed: not 0, so that the unit's `Restart=on-failure` starts it.
+    public static let upgradeRestartStatus = UpgradeService.restartStatus
+
+    /// Whether the daemon stopped to restart into the version an upgrade
+    /// installed (exit with ``upgradeRestartStatus``).
+    public var restartsForUpgrade: Bool { state.restartsForUpgrade }
+
     /// How long the save before stopping may take (restored.service allows 20 s).
     public static let stopSaveBudget = Duration.seconds(15)
 
@@ -164,6 +173,14 @@ public final class Daemon: Service {
             let autosave = AutosaveService(interval: interval, saves: saves, logger: logger, isPaused: { desktop.report.phase == .ending })
             await jobs.addServiceUnlessShutdown(.init(service: autosave))
         }
+        // An upgrade while restored runs: a restart into the new version
+        // once no save runs (its end ends the jobs, as a stop does).
+        let upgrade = UpgradeService(
+            logger: logger, underServiceManager: environment["INVOCATION_ID"] != nil,
+            isQuiet: { [state] in state.phase == .running && desktop.report.phase != .ending },
+            restart: { [state] in state.restartsForUpgrade = true }
+        )
+        await jobs.addServiceUnlessShutdown(.init(service: upgrade, successTerminationBehavior: .gracefullyShutdownGroup))
         await jobsEnded
 
         await saveBeforeStopping(saves, probe: SessionEndProbe(sessionBus: session, systemBus: system))

@@ -36,6 +36,7 @@ public final class DaemonState: Sendable {
         var lastSave: SaveRound?
         var logindReachable = false
         var sessionManagerRegistered = false
+        var restartsForUpgrade = false
     }
 
     private let values = Mutex(Values())
@@ -72,5 +73,11 @@ public final class DaemonState: Sendable {
     public var sessionManagerRegistered: Bool {
         get { values.withLock { $0.sessionManagerRegistered } }
         set { values.withLock { $0.sessionManagerRegistered = newValue } }
+    }
+
+    /// Whether restored stops to restart into the version an upgrade installed.
+    public var restartsForUpgrade: Bool {
+        get { values.withLock { $0.restartsForUpgrade } }
+        set { values.withLock { $0.restartsForUpgrade = newValue } }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import RestoredArchive
 import RestoredDBus
+import RestoredEngine
 import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
@@ -207,6 +208,43 @@ import TmuxControl
         #expect(now.generation == saved.generation + 1)
         #expect(now.restoreAttempts == 0)
         #expect(now.objects.contains { $0.path.description == "default/later" })
+    }
+
+    @Test("An upgrade while restored runs (its executable replaced on disk, as dpkg renames the new one over it): restored says both versions, saves every app as at a stop, and exits for the unit's Restart=on-failure to start the new one, a recovery that leaves the live tmux server as it is", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func upgradeRestarts() async throws {
+        let installation = try await Self.installed()
+        let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
+        defer { manager.stop() }
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work"])
+        #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
+        let mainPID = { () async throws -> Int32 in
+            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let first = try await mainPID()
+        let store = ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored"))
+        // Ready: it has restored what it had (nothing) and serves its API.
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
+            try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["status"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory)).status == 0
+        }
+
+        // The upgrade: a new file renamed over the executable.
+        let executable = prefix + "/bin/restored"
+        try FileManager.default.copyItem(atPath: executable, toPath: executable + ".dpkg-new")
+        #expect(rename(executable + ".dpkg-new", executable) == 0)
+        try await LogindInhibitorTests.eventually(within: .seconds(60)) {
+            let now = (try? await mainPID()) ?? 0
+            guard now != 0, now != first else { return false }
+            return try await manager.systemctl(["is-active", "restored.service"]).output.hasPrefix("active")
+        }
+        let log = (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? ""
+        #expect(log.contains("restored \(RestoredVersion.string) was replaced on disk by restored \(RestoredVersion.string): restored restarts to run it once no save runs"), "\(log)")
+        #expect(log.contains("restored started again during the login"), "\(log)")
+        // The stop before the restart saved the live server; the recovery left it alone.
+        #expect(try store.read(try AppID("org.restored.Tmux")).archive.objects.contains { $0.path.description == "default/work" })
+        #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "work\n")
+        let restarts = try await manager.systemctl(["show", "-p", "NRestarts", "--value", "restored.service"]).output
+        #expect(restarts.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
     @Test("R7: at login the user manager starts restored before the desktop is there: the session's apps wait (not saved, their archive kept) until the desktop exports its display to the manager, then come back on it; tmux needs no desktop", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))

@@ -8,15 +8,6 @@ import Testing
 /// The plugin toolkit's pieces, each against the real thing it reads or
 /// talks to: a listening socket, the process table, a real user manager.
 @Suite struct PluginToolkitTests {
-    /// Runs `work` on a thread of its own, as a plugin host calls a
-    /// plugin: never on the few threads async code shares, which the
-    /// toolkit's blocking waits would hold while their own tasks need one.
-    static func onPluginThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
-    }
-
     @Test("The socket client answers a request with the line that is its answer, skipping the app's own lines; a peer that does not answer costs the deadline; a line past the limit is refused, never buffered")
     func socketRequests() async throws {
         let directory = try TemporaryTestDirectory()
@@ -62,6 +53,17 @@ import Testing
         #expect(process.current == nil)
     }
 
+    /// Runs `restored-test-launch` (AppLauncher in a process of its own,
+    /// as a plugin host runs it) with `environment`.
+    static func launch(_ appID: String, _ command: [String], in directory: String? = nil, environment: [String: String]) async throws -> [String] {
+        let run = try await CompletedCommand.run(
+            BuildProducts.executable("restored-test-launch"), [appID, "20"] + (directory.map { [$0] } ?? []) + ["--"] + command,
+            environment: environment, in: URL(fileURLWithPath: "/")
+        )
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        return run.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+    }
+
     @Test("AppLauncher on a real systemd --user (found through RESTORED_LAUNCH_BUS) starts the app in an app-restored unit and gives its main process; without any bus it starts it detached, with its arguments as they were", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func launches() async throws {
         let manager = try await UserManager()
@@ -69,14 +71,11 @@ import Testing
         var environment = manager.clientEnvironment
         environment["RESTORED_LAUNCH_BUS"] = manager.busAddress
         environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent"
-        let launchEnvironment = environment
-        let launched = try await Self.onPluginThread {
-            try AppLauncher(appID: "org.example.Sleeper", context: nil, environment: launchEnvironment).launch(["sleep", "3600"], until: .now + .seconds(20))
-        }
-        #expect(launched.isOutsideSandbox)
-        let unit = try #require(launched.unit)
+        let launched = try await Self.launch("org.example.Sleeper", ["sleep", "3600"], environment: environment)
+        #expect(launched.first == "unit", "\(launched)")
+        let unit = try #require(launched.dropFirst().first)
         #expect(unit.hasPrefix("app-restored-org.example.Sleeper@"))
-        let pid = try #require(launched.pid)
+        let pid = try #require(launched.last.flatMap { Int32($0) })
         defer { kill(pid, SIGKILL) }
         #expect(ProcessFacts.commandLine(of: pid) == ["sleep", "3600"])
         let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
@@ -86,16 +85,13 @@ import Testing
         environment["RESTORED_LAUNCH_BUS"] = "unix:path=/nonexistent"
         let directory = try TemporaryTestDirectory()
         let recorded = directory.path + "/argv"
-        let detachedEnvironment = environment
-        let workingDirectory = directory.path
-        let detached = try await Self.onPluginThread {
-            try AppLauncher(appID: "org.example.Recorder", context: nil, environment: detachedEnvironment).launch(
-                ["/bin/sh", "-c", "printf '%s\\0' \"$@\" > \"$0\"; exec sleep 3600", recorded, "$HOME", "%h a", "$(touch ran)"],
-                in: FilePath(workingDirectory), until: .now + .seconds(20)
-            )
-        }
-        #expect(!detached.isOutsideSandbox)
-        let detachedPID = try #require(detached.pid)
+        let detached = try await Self.launch(
+            "org.example.Recorder",
+            ["/bin/sh", "-c", "printf '%s\\0' \"$@\" > \"$0\"; exec sleep 3600", recorded, "$HOME", "%h a", "$(touch ran)"],
+            in: directory.path, environment: environment
+        )
+        #expect(detached.first == "detached", "\(detached)")
+        let detachedPID = try #require(detached.last.flatMap { Int32($0) })
         defer { kill(detachedPID, SIGKILL) }
         try await UserUnitLauncherTests.eventually { ((try? Data(contentsOf: URL(fileURLWithPath: recorded)))?.count ?? 0) > 0 }
         let argv = try Data(contentsOf: URL(fileURLWithPath: recorded)).split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }

@@ -1,0 +1,67 @@
+import Dispatch
+import FoundationEssentials
+import Logging
+import ProcessSpawning
+import RestoredEngine
+import ServiceLifecycle
+
+/// Restarts restored into the version an upgrade installed while it runs.
+///
+/// An upgrade (the package, `scripts/install`) replaces restored's
+/// executable, its plugin host and its plugins while the old daemon runs;
+/// the old daemon and new plugin hosts must not meet. Once the executable
+/// is replaced (``ExecutableReplacementWatch``), restored asks the new one
+/// its version, says both, and waits for a moment no save runs and the
+/// desktop is not ending; then this job ends, which ends the daemon's
+/// jobs: restored saves every app, as at any stop, and exits with
+/// ``restartStatus``, which its unit's `Restart=on-failure` answers by
+/// starting the new version (a recovery: the apps are live). Run by hand
+/// (no service manager), it says to restart it and goes on.
+struct UpgradeService: Service {
+    /// The exit status of a stop for an upgrade's restart (EX_TEMPFAIL).
+    static let restartStatus: Int32 = 75
+
+    let logger: Logger
+    /// Whether restored runs as a unit of the service manager (`INVOCATION_ID`).
+    let underServiceManager: Bool
+    /// Whether no save runs and the desktop is not ending.
+    let isQuiet: @Sendable () -> Bool
+    /// Marks the daemon's end as the upgrade's restart.
+    let restart: @Sendable () -> Void
+
+    func run() async throws {
+        let (replacements, replaced) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let logger = logger
+        guard let watch = ExecutableReplacementWatch(problem: { logger.warning("\($0)") }, replaced: { replaced.yield() }) else {
+            try? await gracefulShutdown()
+            return
+        }
+        defer { watch.stop() }
+        for await _ in replacements.cancelOnGracefulShutdown() {
+            let installed = await Self.version(of: watch.path)
+            let change = "restored \(RestoredVersion.string) was replaced on disk by \(installed.map { "restored \($0)" } ?? "a restored that does not say its version")"
+            guard underServiceManager else {
+                logger.notice("\(change); restart restored to run it")
+                continue
+            }
+            logger.notice("\(change): restored restarts to run it once no save runs")
+            // Only after an upgrade, a look a second until the moment comes.
+            while !isQuiet() {
+                guard (try? await Task.sleep(for: .seconds(1))) != nil, !Task.isShuttingDownGracefully else { return }
+            }
+            restart()
+            return
+        }
+    }
+
+    /// What `executable --version` says, within 5 s; nil when it says nothing.
+    static func version(of executable: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let run = try? ProgramRun.run(executable, arguments: [executable, "--version"], environment: ["LANG": "C"], timeout: .seconds(5))
+                let text = run?.outputText.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                continuation.resume(returning: text.isEmpty ? nil : text)
+            }
+        }
+    }
+}
