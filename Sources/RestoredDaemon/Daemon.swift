@@ -176,8 +176,10 @@ public final class Daemon: Service {
         // An upgrade while restored runs: a restart into the new version
         // once no save runs (its end ends the jobs, as a stop does).
         let upgrade = UpgradeService(
-            logger: logger, underServiceManager: environment["INVOCATION_ID"] != nil,
-            isQuiet: { [state] in state.phase == .running && desktop.report.phase != .ending },
+            logger: logger, underServiceManager: UpgradeService.runsAsUnit(environment: environment),
+            isQuiet: { [state, registry] in
+                state.phase == .running && desktop.report.phase != .ending && !registry.hosts.contains(where: \.isRestoring)
+            },
             restart: { [state] in state.restartsForUpgrade = true }
         )
         await jobs.addServiceUnlessShutdown(.init(service: upgrade, successTerminationBehavior: .gracefullyShutdownGroup))
@@ -209,6 +211,8 @@ public final class Daemon: Service {
             logger.info("the session ends (\(witness)): saving every app for the session end")
             trigger = .logout
             marker.close()
+            // The login ends: the next login starts the new version, no restart.
+            state.restartsForUpgrade = false
         } else {
             trigger = .stop
         }

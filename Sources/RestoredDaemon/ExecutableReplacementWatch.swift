@@ -35,7 +35,8 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
     }
 
     /// Watches the directory of the running executable (`/proc/self/exe`)
-    /// and calls `replaced` each time a different file is at its path;
+    /// and calls `replaced` each time a different file is at its path (at
+    /// once when one is there already);
     /// nil when it cannot be watched (the reason is in `problem`).
     init?(problem: (String) -> Void, replaced: @escaping @Sendable () -> Void) {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -67,6 +68,8 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
         }
         source.setCancelHandler { close(descriptor) }
         source.activate()
+        // Replaced before the watch began (an upgrade during the login's restore).
+        if let now = Identity(of: path), now != running { replaced() }
     }
 
     /// Stops watching.

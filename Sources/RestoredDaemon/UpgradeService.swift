@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Glibc
 import Logging
 import ProcessSpawning
 import RestoredEngine
@@ -8,22 +9,41 @@ import ServiceLifecycle
 /// Restarts restored into the version an upgrade installed while it runs.
 ///
 /// An upgrade (the package, `scripts/install`) replaces restored's
-/// executable, its plugin host and its plugins while the old daemon runs;
-/// the old daemon and new plugin hosts must not meet. Once the executable
-/// is replaced (``ExecutableReplacementWatch``), restored asks the new one
-/// its version, says both, and waits for a moment no save runs and the
-/// desktop is not ending; then this job ends, which ends the daemon's
-/// jobs: restored saves every app, as at any stop, and exits with
-/// ``restartStatus``, which its unit's `Restart=on-failure` answers by
-/// starting the new version (a recovery: the apps are live). Run by hand
-/// (no service manager), it says to restart it and goes on.
+/// executable, its plugin host and its plugins while the old daemon runs.
+/// Once the executable is replaced (``ExecutableReplacementWatch``),
+/// restored asks the new one its version, says both, and waits for a
+/// moment no save or restore runs and the desktop is not ending; then this
+/// job ends, which ends the daemon's jobs: restored saves every app, as at
+/// any stop, and exits with ``restartStatus``, which its unit's
+/// `Restart=on-failure` answers by starting the new version (a recovery:
+/// the apps are live). Until then a plugin whose file changed is started
+/// from the new files at its next walk, the stop's save among them: a host
+/// that does not speak the old daemon's protocol is refused by the
+/// protocol's version check, and that app's save fails with its archive
+/// kept (the apps are live, and the new daemon saves them). Run outside its
+/// unit (by hand, or in another service's cgroup), it says to restart it
+/// and goes on.
 struct UpgradeService: Service {
     /// The exit status of a stop for an upgrade's restart (EX_TEMPFAIL).
     static let restartStatus: Int32 = 75
 
     let logger: Logger
-    /// Whether restored runs as a unit of the service manager (`INVOCATION_ID`).
+    /// Whether restored runs as its unit, `restored.service`, which restarts it.
     let underServiceManager: Bool
+
+    /// Whether this process runs as `restored.service` of a service
+    /// manager: `INVOCATION_ID` (which every child of any service
+    /// inherits) and its own cgroup named so.
+    static func runsAsUnit(environment: [String: String], cgroupFile: String = "/proc/self/cgroup") -> Bool {
+        guard environment["INVOCATION_ID"] != nil, let file = fopen(cgroupFile, "r") else { return false }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("/restored.service") { return true }
+        }
+        return false
+    }
     /// Whether no save runs and the desktop is not ending.
     let isQuiet: @Sendable () -> Bool
     /// Marks the daemon's end as the upgrade's restart.

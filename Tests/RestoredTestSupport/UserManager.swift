@@ -42,6 +42,9 @@ public final class UserManager {
             .filter { FileManager.default.fileExists(atPath: $0 + "/cgroup.procs") }
     }
 
+    /// How long a manager may take to start before the test gives up.
+    static let startLimit: Duration = .seconds(120)
+
     /// Whether a user manager can run here: root, `unshare` and systemd installed.
     public static var isAvailable: Bool {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") && FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd")
@@ -68,12 +71,14 @@ public final class UserManager {
             exec /usr/bin/unshare -m /bin/sh -c 'mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec /lib/systemd/systemd --user'
             """
         process = try ChildProcess("/bin/sh", ["-c", script, cgroup] + Self.hierarchies, environment: environment, log: directory + "/manager.log")
-        let deadline = ContinuousClock.now + .seconds(30)
+        // A hang guard: with many managers starting at once on two loaded
+        // cores (every suite runs in parallel), one took more than 30 s.
+        let deadline = ContinuousClock.now + Self.startLimit
         while (try? await systemctl(["show", "--property", "SystemState", "--value"]))?.output.hasPrefix("running") != true {
             guard ContinuousClock.now < deadline else {
                 let log = (try? String(contentsOfFile: directory + "/manager.log", encoding: .utf8)) ?? ""
                 stop()
-                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "systemd --user did not come up within 30 s: \(log)"])
+                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "systemd --user did not come up within \(Self.startLimit): \(log)"])
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -82,7 +87,7 @@ public final class UserManager {
         while await Self.ownsManagerName(busAddress) == false {
             guard ContinuousClock.now < deadline else {
                 stop()
-                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "systemd --user did not own org.freedesktop.systemd1 on \(busAddress) within 30 s"])
+                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "systemd --user did not own org.freedesktop.systemd1 on \(busAddress) within \(Self.startLimit)"])
             }
             try await Task.sleep(for: .milliseconds(100))
         }
