@@ -74,11 +74,12 @@ struct UpgradeService: Service {
         }
     }
 
-    /// What `executable --version` says, within 5 s; nil when it says nothing.
+    /// What `executable --version` says, within 30 s (a loaded login is
+    /// slow to start a program); nil when it says nothing.
     static func version(of executable: String) async -> String? {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                let run = try? ProgramRun.run(executable, arguments: [executable, "--version"], environment: ["LANG": "C"], timeout: .seconds(5))
+                let run = try? ProgramRun.run(executable, arguments: [executable, "--version"], environment: ["LANG": "C"], timeout: .seconds(30))
                 let text = run?.outputText.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
                 continuation.resume(returning: text.isEmpty ? nil : text)
             }
