@@ -232,7 +232,9 @@ import TmuxControl
         let executable = prefix + "/bin/restored"
         try FileManager.default.copyItem(atPath: executable, toPath: executable + ".dpkg-new")
         #expect(rename(executable + ".dpkg-new", executable) == 0)
-        try await LogindInhibitorTests.eventually(within: .seconds(60)) {
+        // A hang guard: the new version's --version, the save and RestartSec
+        // all take longer on a loaded machine.
+        try await LogindInhibitorTests.eventually(within: .seconds(150)) {
             let now = (try? await mainPID()) ?? 0
             guard now != 0, now != first else { return false }
             return try await manager.systemctl(["is-active", "restored.service"]).output.hasPrefix("active")
