@@ -55,6 +55,11 @@ import TmuxControl
         let prefix: String
         let log: String
         let tmux: TmuxRunner
+
+        /// restored's main process as the manager says; 0 when it runs none.
+        func mainPID() async throws -> Int32 {
+            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
     }
 
     @Test("systemctl --user stop restored (a logout, an upgrade) saves every app: the plugin hosts live until the save is done, and restored and its hosts run under the unit's seccomp filter", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
@@ -178,9 +183,7 @@ import TmuxControl
         let saved = try store.read(try AppID("org.restored.Tmux")).archive
         // The user goes on: a session the archive does not have.
         _ = try server.run(["new-session", "-d", "-s", "later"])
-        let mainPID = { () async throws -> Int32 in
-            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
+        let mainPID = { try await installation.mainPID() }
         let first = try await mainPID()
 
         #expect(try await manager.systemctl(["restart", "restored.service"]).status == 0)
@@ -218,9 +221,7 @@ import TmuxControl
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(["new-session", "-d", "-s", "work"])
         #expect(try await manager.systemctl(["start", "restored.service"]).status == 0)
-        let mainPID = { () async throws -> Int32 in
-            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
+        let mainPID = { try await installation.mainPID() }
         let first = try await mainPID()
         let store = ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored"))
         // Ready: it has restored what it had (nothing) and serves its API.
@@ -486,9 +487,7 @@ import TmuxControl
 
         // restored crashes between the desktops; Restart=on-failure starts it
         // again inside the login: a recovery, which starts no second tmux server.
-        let mainPID = { () async throws -> Int32 in
-            Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
+        let mainPID = { try await installation.mainPID() }
         let crashed = try await mainPID()
         kill(crashed, SIGKILL)
         try await LogindInhibitorTests.eventually(within: .seconds(20)) {
