@@ -231,7 +231,11 @@ import TmuxControl
 
         // The upgrade: a new file renamed over the executable.
         let executable = prefix + "/bin/restored"
-        try FileManager.default.copyItem(atPath: executable, toPath: executable + ".dpkg-new")
+        // Written by cp, not this process: a child another test spawns
+        // meanwhile would inherit the file open for writing, and exec of it
+        // would fail with ETXTBSY (dpkg writes in a process of its own too).
+        let copy = try await CompletedCommand.run("/bin/cp", [executable, executable + ".dpkg-new"], environment: ["PATH": "/usr/bin:/bin"], in: URL(fileURLWithPath: manager.directory))
+        #expect(copy.status == 0, "\(copy.error)")
         #expect(rename(executable + ".dpkg-new", executable) == 0)
         // A hang guard: the new version's --version, the save and RestartSec
         // all take longer on a loaded machine.
