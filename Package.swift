@@ -39,6 +39,9 @@ let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: 
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let restorationKit = Target.Dependency.product(name: "RestorationKit", package: "SDK")
 let pluginHeader = Target.Dependency.product(name: "CRestoredPlugin", package: "SDK")
+/// The record of the runtime and SDK an image was built against, in every
+/// Swift plugin and in restored's own executables (their version).
+let runtimeRecord = Target.Dependency.product(name: "RestoredRuntimeRecord", package: "SDK")
 
 /// A Swift module of restored in `Sources/`.
 func module(_ name: String, _ dependencies: [Target.Dependency] = [], settings: [SwiftSetting] = strictSwift) -> Target {
@@ -59,21 +62,21 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 /// The plugins built with the package: (name, dependencies, directory).
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
-    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", "PluginToolkit", "MessagePack", "SavedText", restorationKit, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "PluginToolkit", "ProcFiles", "TerminalPrograms", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit], "Plugins/SessionPlugin"),
+    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", "PluginToolkit", "MessagePack", "SavedText", restorationKit, runtimeRecord, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "PluginToolkit", "ProcFiles", "TerminalPrograms", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, runtimeRecord], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
-    ("ExampleHelloPlugin", [restorationKit], "Plugins/ExampleHelloPlugin"),
-    ("ExampleNotesPlugin", [restorationKit], "Plugins/ExampleNotesPlugin"),
+    ("ExampleHelloPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleHelloPlugin"),
+    ("ExampleNotesPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleNotesPlugin"),
     ("ExampleCounterPlugin", [pluginHeader], "Plugins/ExampleCounterPlugin"),
-    ("ExampleMpvPlugin", ["PluginToolkit", restorationKit, system], "Plugins/ExampleMpvPlugin"),
+    ("ExampleMpvPlugin", ["PluginToolkit", restorationKit, runtimeRecord, system], "Plugins/ExampleMpvPlugin"),
     // The synthetic app the benchmarks preserve and restore.
-    ("SyntheticPlugin", [restorationKit], "Benchmarks/SyntheticPlugin"),
+    ("SyntheticPlugin", [restorationKit, runtimeRecord], "Benchmarks/SyntheticPlugin"),
     // Plugins that exist for the tests: scenarios and each kind of mistake.
-    ("TestScenarioPlugin", [restorationKit], "Tests/Plugins/TestScenarioPlugin"),
+    ("TestScenarioPlugin", [restorationKit, runtimeRecord], "Tests/Plugins/TestScenarioPlugin"),
     ("TestPluginWrongABI", [pluginHeader], "Tests/Plugins/TestPluginWrongABI"),
     ("TestPluginInvalidAppID", [pluginHeader], "Tests/Plugins/TestPluginInvalidAppID"),
     ("TestPluginNoSymbol", [], "Tests/Plugins/TestPluginNoSymbol"),
-    ("TestPluginCrashOnLoad", [], "Tests/Plugins/TestPluginCrashOnLoad"),
+    ("TestPluginCrashOnLoad", [runtimeRecord], "Tests/Plugins/TestPluginCrashOnLoad"),
     ("TestPluginMissingCallback", [pluginHeader], "Tests/Plugins/TestPluginMissingCallback"),
     ("TestFaultyPlugin", [pluginHeader], "Tests/Plugins/TestFaultyPlugin"),
     ("TestPluginMistakes", [pluginHeader], "Tests/Plugins/TestPluginMistakes"),
@@ -137,7 +140,7 @@ let package = Package(
 
         // The engine and its archives.
         module("RestoredArchive", ["CRestoredSupport", "SystemSupport", restorationKit, system]),
-        module("RestoredEngine", ["RestoredArchive", "SystemSupport", "CRestoredHostSupport", restorationKit, pluginHeader, logging, system], settings: hotPathSwift),
+        module("RestoredEngine", ["RestoredArchive", "SystemSupport", "CRestoredHostSupport", restorationKit, pluginHeader, runtimeRecord, logging, system], settings: hotPathSwift),
 
         // Plugin hosts: what restored and its helpers say to each other, and
         // restored's side of the helper processes and their faults.
@@ -214,7 +217,7 @@ let package = Package(
         .executableTarget(name: "RestoredTestLaunch", dependencies: ["PluginToolkit", system], path: "Tests/Tools/Launch", swiftSettings: strictSwift),
 
         // Tests.
-        .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
+        .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "RestoredEngine", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
             "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "MessagePack", "ProcFiles", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
             "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl", "TerminalPrograms", "PluginToolkit",

@@ -11,7 +11,11 @@
 // The library carries the soname `libRestorationKit.so`, so a host that loaded
 // it first (restored does) serves every plugin with that one copy.
 // `CRestoredPlugin` is the C ABI (`restored/plugin.h`) that C plugins and hosts
-// use directly.
+// use directly. `RestoredRuntimeRecord` (static) puts the record of the Swift
+// runtime and SDK a plugin was built against into the plugin itself
+// (`restored/runtime_record.h`): every Swift plugin depends on it, so the
+// plugin host reads the record before it loads the plugin and refuses one
+// built for another runtime.
 import PackageDescription
 
 // Both modules run inside every plugin callback and are single-threaded per
@@ -28,9 +32,11 @@ let package = Package(
     products: [
         .library(name: "RestorationKit", type: .dynamic, targets: ["RestorationKit", "RestoredState"]),
         .library(name: "CRestoredPlugin", targets: ["CRestoredPlugin"]),
+        .library(name: "RestoredRuntimeRecord", type: .static, targets: ["CRestoredRuntimeRecord"]),
     ],
     targets: [
         .target(name: "CRestoredPlugin"),
+        .target(name: "CRestoredRuntimeRecord"),
         .target(
             name: "RestoredState",
             swiftSettings: hotPathSwift

@@ -57,6 +57,8 @@ public final class Daemon: Service {
     private let marker: SessionMarker
     /// restored's environment, for the desktop's variables.
     private let environment: [String: String]
+    /// An upgrade seen while restored runs (``UpgradeService``).
+    private let upgradeSignal = UpgradeSignal()
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -67,6 +69,8 @@ public final class Daemon: Service {
         self.marker = SessionMarker(stateDirectory: configuration.stateDirectory, environment: environment)
         self.environment = environment
         self.engine = RestorationEngine(store: ArchiveStore(directory: configuration.stateDirectory), logger: logger)
+        var hostConfiguration = configuration.pluginHost
+        hostConfiguration.onVersionMismatch = { [upgradeSignal] in upgradeSignal.raise(.pluginHostMismatch($0)) }
         self.registry = AppRegistry(
             loader: PluginLoader(directories: configuration.pluginDirectories),
             options: { [configuration, logger] in
@@ -74,7 +78,7 @@ public final class Daemon: Service {
                 for problem in files.problems { logger.error("\(problem)") }
                 return files.options.merging(configuration.appOptions) { file, commandLine in file.merging(commandLine) { _, winner in winner } }
             },
-            hostConfiguration: configuration.pluginHost, logger: logger
+            hostConfiguration: hostConfiguration, logger: logger
         )
     }
 
@@ -180,7 +184,8 @@ public final class Daemon: Service {
             isQuiet: { [state, registry] in
                 state.phase == .running && desktop.report.phase != .ending && !registry.hosts.contains(where: \.isRestoring)
             },
-            restart: { [state] in state.restartsForUpgrade = true }
+            restart: { [state] in state.restartsForUpgrade = true },
+            signal: upgradeSignal
         )
         await jobs.addServiceUnlessShutdown(.init(service: upgrade, successTerminationBehavior: .gracefullyShutdownGroup))
         await jobsEnded

@@ -10,17 +10,19 @@ import ServiceLifecycle
 ///
 /// An upgrade (the package, `scripts/install`) replaces restored's
 /// executable, its plugin host and its plugins while the old daemon runs.
-/// Once the executable is replaced (``ExecutableReplacementWatch``),
-/// restored asks the new one its version, says both, and waits for a
+/// Once the executable is replaced (``ExecutableReplacementWatch``), or a
+/// plugin host of another version starts (the host protocol's version
+/// exchange: ``UpgradeSignal``), restored says both versions and waits for a
 /// moment no save or restore runs and the desktop is not ending; then this
 /// job ends, which ends the daemon's jobs: restored saves every app, as at
 /// any stop, and exits with ``restartStatus``, which its unit's
 /// `Restart=on-failure` answers by starting the new version (a recovery:
 /// the apps are live). Until then a plugin whose file changed is started
-/// from the new files at its next walk, the stop's save among them: a host
-/// that does not speak the old daemon's protocol is refused by the
-/// protocol's version check, and that app's save fails with its archive
-/// kept (the apps are live, and the new daemon saves them). Run outside its
+/// from the new files at its next walk, the stop's save among them: a new
+/// host of the same protocol serves; one that does not speak the old
+/// daemon's protocol leaves the running host of the old build serving, and
+/// where none runs that app's save fails with its archive kept (the apps
+/// are live, and the new daemon saves them). Run outside its
 /// unit (by hand, or in another service's cgroup), it says to restart it
 /// and goes on.
 struct UpgradeService: Service {
@@ -48,20 +50,28 @@ struct UpgradeService: Service {
     let isQuiet: @Sendable () -> Bool
     /// Marks the daemon's end as the upgrade's restart.
     let restart: @Sendable () -> Void
+    /// What else says an upgrade happened: plugin hosts of another version.
+    let signal: UpgradeSignal
 
     func run() async throws {
-        let (replacements, replaced) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let logger = logger
-        guard let watch = ExecutableReplacementWatch(problem: { logger.warning("\($0)") }, replaced: { replaced.yield() }) else {
-            try? await gracefulShutdown()
-            return
-        }
-        defer { watch.stop() }
-        for await _ in replacements.cancelOnGracefulShutdown() {
-            let installed = await Self.version(of: watch.path)
-            let change = "restored \(RestoredVersion.string) was replaced on disk by \(installed.map { "restored \($0)" } ?? "a restored that does not say its version")"
+        let signal = signal
+        let watch = ExecutableReplacementWatch(problem: { logger.warning("\($0)") }, replaced: { signal.raise(.executableReplaced) })
+        defer { watch?.stop() }
+        var said: Set<UpgradeSignal.Cause> = []
+        for await cause in signal.causes.cancelOnGracefulShutdown() {
+            let change: String
+            switch cause {
+            case .executableReplaced:
+                guard let path = watch?.path else { continue }
+                let installed = await Self.version(of: path)
+                change = "restored \(RestoredVersion.string) was replaced on disk by \(installed.map { "restored \($0)" } ?? "a restored that does not say its version")"
+            case .pluginHostMismatch(let what):
+                change = "a plugin host of another restored started (\(what))"
+            }
             guard underServiceManager else {
-                logger.notice("\(change); restart restored to run it")
+                // Said once for each thing seen: a host is tried at every walk.
+                if said.insert(cause).inserted { logger.notice("\(change); restart restored to run the new version") }
                 continue
             }
             logger.notice("\(change): restored restarts to run it once no save runs")

@@ -26,8 +26,9 @@ public struct EngineConfiguration: Sendable {
 
 /// The version of restored.
 public enum RestoredVersion {
-    /// The version string.
-    public static let string = "0.2.0"
+    /// The version string, read from the running image's runtime record
+    /// (`RESTORED_VERSION` in `restored/runtime_record.h`, its one place).
+    public static let string = RuntimeRecord.current.version ?? "unknown"
 }
 
 #if canImport(Glibc)

@@ -9,8 +9,8 @@ public import SystemPackage
 /// name order. A plugin is refused, with one log line naming the file and the
 /// reason, when the file or a directory on its way can be written by other
 /// users, when it cannot be loaded, lacks the symbol, speaks another ABI
-/// version, declares an invalid app id, or claims an app that an earlier
-/// plugin already restores. Refusals never stop the others from loading.
+/// version, was built for another Swift runtime (``RuntimeRecord``), declares
+/// an invalid app id, or claims an app that an earlier plugin already restores. Refusals never stop the others from loading.
 public struct PluginLoader: Sendable {
     /// The file name of the SDK runtime, which is not a plugin.
     public static let sdkRuntimeName = "libRestorationKit.so"
@@ -152,6 +152,11 @@ public struct PluginLoader: Sendable {
         }
         if let insecure = Self.insecurePath(for: file) {
             return refuse(.insecurePermissions(insecure.path, mode: insecure.mode, owner: insecure.owner))
+        }
+        // Before any of the plugin's code runs (dlopen runs its constructors):
+        // a Swift plugin built for another runtime would crash or misread.
+        if let record = try? RuntimeRecord(readingNotesOf: file), record != .current {
+            return refuse(.wrongRuntime(found: record.text, expected: RuntimeRecord.current.text))
         }
         guard let handle = dlopen(file.string, RTLD_NOW | RTLD_LOCAL) else {
             return refuse(.loadFailed(Self.dlerrorText()))

@@ -24,6 +24,10 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case insecurePermissions(FilePath, mode: UInt32, owner: UInt32)
         /// The plugin loaded, but its `create` callback failed.
         case startFailed(String)
+        /// A Swift plugin built for another runtime: its record is `found`,
+        /// the host's `expected` (``RuntimeRecord``). Read from the file, before
+        /// any of the plugin's code ran.
+        case wrongRuntime(found: String, expected: String)
     }
 
     /// The plugin file.
@@ -50,6 +54,7 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case .duplicateAppID: "duplicate-app-id"
         case .insecurePermissions: "insecure-permissions"
         case .startFailed: "start-failed"
+        case .wrongRuntime: "wrong-runtime"
         }
     }
 
@@ -80,6 +85,8 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
             return "refused plugin \(name): \(path.string) (mode \(String(mode & 0o7777, radix: 8)), owner uid \(owner)) can be written by other users; \(remedy)"
         case .startFailed(let error):
             return "refused plugin \(name): it loaded but could not start (\(error)); see the plugin's documentation or its author"
+        case .wrongRuntime(let found, let expected):
+            return "refused plugin \(name): it was built for another Swift runtime (\(found)), and Swift plugins run only in their own (this is \(expected)); rebuild it against this restored's SDK with its toolchain (SDK/README.md, Building a Swift plugin for the installed package)"
         }
     }
 }

@@ -1,3 +1,5 @@
+import RestoredEngine
+
 /// Why an exchange with a helper failed on the channel itself.
 public enum HostProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The other end closed the channel (the helper exited or died).
@@ -8,6 +10,10 @@ public enum HostProtocolError: Error, Hashable, Sendable, CustomStringConvertibl
     case malformed(String)
     /// A system call on the channel failed.
     case io(operation: String, errno: Int32)
+    /// The other end speaks protocol `protocolVersion`, not this one's; it is
+    /// restored `restoredVersion` when it said so. An upgrade replaced one
+    /// end while the other runs (``HostProtocol``).
+    case versionMismatch(protocolVersion: UInt64, restoredVersion: String?)
 
     /// One line.
     public var description: String {
@@ -16,6 +22,8 @@ public enum HostProtocolError: Error, Hashable, Sendable, CustomStringConvertibl
         case .timedOut: "the deadline passed"
         case .malformed(let what): "malformed data on the channel: \(what)"
         case .io(let operation, let errno): "\(operation) on the channel failed: \(String(cString: strerror(errno)))"
+        case .versionMismatch(let version, let restored):
+            "the other end speaks protocol version \(version)\(restored.map { " (restored \($0))" } ?? ""), this one \(HostProtocol.version) (restored \(RestoredVersion.string))"
         }
     }
 }

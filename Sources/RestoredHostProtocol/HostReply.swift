@@ -4,8 +4,8 @@ import RestoredState
 
 /// A reply from a helper to restored.
 public enum HostReply: Sendable {
-    /// The plugin is loaded.
-    case ready(PluginIdentity)
+    /// The plugin is loaded by a helper of restored `restoredVersion`.
+    case ready(PluginIdentity, restoredVersion: String = RestoredVersion.string)
     /// The plugin was refused.
     case refused(PluginRefusal.Reason)
     /// A save's result.
@@ -21,9 +21,10 @@ public enum HostReply: Sendable {
     /// save), in the helper.
     public var frame: (kind: HostFrameKind, body: [UInt8], blob: [UInt8]) {
         switch self {
-        case .ready(let identity):
+        case .ready(let identity, let restoredVersion):
             let entries: [StoredEntry] = [
                 StoredEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
+                StoredEntry(key: "restoredVersion", value: .string(restoredVersion)),
                 StoredEntry(key: "app", value: .string(identity.appID.rawValue)),
                 StoredEntry(key: "appVersion", value: .string(identity.appVersion)),
                 StoredEntry(key: "displayName", value: .string(identity.displayName)),
@@ -68,7 +69,7 @@ public enum HostReply: Sendable {
         case .ready:
             let version = try fields.uint64("version")
             guard version == UInt64(HostProtocol.version) else {
-                throw .malformed("the helper speaks protocol version \(version), restored \(HostProtocol.version)")
+                throw .versionMismatch(protocolVersion: version, restoredVersion: try? fields.string("restoredVersion"))
             }
             let appID: AppID
             do {
@@ -83,7 +84,7 @@ public enum HostReply: Sendable {
             self = .ready(PluginIdentity(
                 appID: appID, appVersion: try fields.string("appVersion"), displayName: try fields.string("displayName"), abiVersion: UInt32(abi),
                 traits: PluginTraits(rawValue: UInt32(traits))
-            ))
+            ), restoredVersion: try fields.string("restoredVersion"))
         case .refused:
             self = .refused(try Self.reason(from: fields))
         case .saved:
@@ -116,6 +117,9 @@ public enum HostReply: Sendable {
         case .invalidAppID(let appID, let text):
             add("app", .string(appID))
             add("detail", .string(text))
+        case .wrongRuntime(let found, let expected):
+            add("record", .string(found))
+            add("hostRecord", .string(expected))
         case .missingSymbol, .noDescriptor, .duplicateAppID, .insecurePermissions:
             break
         }
@@ -137,6 +141,7 @@ public enum HostReply: Sendable {
         case "missing-callback": return .missingCallback(try fields.string("detail"))
         case "invalid-app-id": return .invalidAppID(try fields.string("app"), reason: try fields.string("detail"))
         case "start-failed": return .startFailed(try fields.string("detail"))
+        case "wrong-runtime": return .wrongRuntime(found: try fields.string("record"), expected: try fields.string("hostRecord"))
         case let code: throw .malformed("a refusal with the unknown code \"\(code)\"")
         }
     }

@@ -18,6 +18,7 @@ public enum HostRequest: Sendable {
         case .start(let start):
             let entries: [StoredEntry] = [
                 StoredEntry(key: "version", value: .uint64(UInt64(HostProtocol.version))),
+                StoredEntry(key: "restoredVersion", value: .string(start.restoredVersion)),
                 StoredEntry(key: "plugin", value: .string(start.pluginFile)),
                 StoredEntry(key: "logLevel", value: .string(start.logLevel)),
                 StoredEntry(key: "objectByteBudget", value: .uint64(UInt64(start.configuration.objectByteBudget))),
@@ -51,7 +52,7 @@ public enum HostRequest: Sendable {
         case .start:
             let version = try fields.uint64("version")
             guard version == UInt64(HostProtocol.version) else {
-                throw .malformed("restored speaks protocol version \(version), this helper \(HostProtocol.version)")
+                throw .versionMismatch(protocolVersion: version, restoredVersion: try? fields.string("restoredVersion"))
             }
             let configuration = EngineConfiguration(
                 objectByteBudget: try fields.count("objectByteBudget"),
@@ -59,7 +60,8 @@ public enum HostRequest: Sendable {
                 systemVersion: try fields.string("systemVersion")
             )
             self = .start(HostStart(
-                pluginFile: try fields.string("plugin"), logLevel: try fields.string("logLevel"), configuration: configuration, memoryLimit: try fields.uint64("memoryLimit")
+                pluginFile: try fields.string("plugin"), logLevel: try fields.string("logLevel"), configuration: configuration, memoryLimit: try fields.uint64("memoryLimit"),
+                restoredVersion: try fields.string("restoredVersion")
             ))
         case .save:
             let occasion = try fields.uint64("occasion")

@@ -10,12 +10,15 @@ public struct HostStart: Sendable {
     public var configuration: EngineConfiguration
     /// The most memory the helper's data may take (`RLIMIT_DATA`), in bytes; 0 for no limit.
     public var memoryLimit: UInt64
+    /// The version of the restored that sends it.
+    public var restoredVersion: String
 
-    /// Creates a start request.
-    public init(pluginFile: String, logLevel: String, configuration: EngineConfiguration, memoryLimit: UInt64) {
+    /// Creates a start request of this restored.
+    public init(pluginFile: String, logLevel: String, configuration: EngineConfiguration, memoryLimit: UInt64, restoredVersion: String = RestoredVersion.string) {
         self.pluginFile = pluginFile
         self.logLevel = logLevel
         self.configuration = configuration
         self.memoryLimit = memoryLimit
+        self.restoredVersion = restoredVersion
     }
 }

@@ -121,9 +121,8 @@ public struct MessageFields: Sendable {
 }
 
 extension [StoredEntry] {
-    /// The message body of these entries.
     /// The message body of these entries, to be followed by a blob (see ``MessageFields``).
-    var messageBody: [UInt8] {
+    public var messageBody: [UInt8] {
         let container = StateContainerWriter.encode(self)
         var body: [UInt8] = []
         body.reserveCapacity(4 + container.count)

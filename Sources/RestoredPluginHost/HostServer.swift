@@ -24,12 +24,24 @@ struct HostServer {
                 return 1
             }
             start = request
+        } catch .versionMismatch(let version, let restored) {
+            // An upgrade replaced this helper while an older restored runs:
+            // say so in a line restored shows, and the status it knows.
+            PluginHostMain.writeError(
+                "restored-plugin-host \(RestoredVersion.string) speaks protocol version \(HostProtocol.version); the restored\(restored.map { " \($0)" } ?? "") that started it speaks \(version): it was upgraded while it runs, and serves this plugin once it restarts"
+            )
+            return HostProtocol.versionMismatchStatus
         } catch {
             if error != .closed { PluginHostMain.writeError("restored-plugin-host: \(error)") }
             return error == .closed ? 0 : 1
         }
         SystemdLogHandler.bootstrap(logLevel: Logger.Level(rawValue: start.logLevel) ?? .info, syslogIdentifier: "restored")
         let logger = Logger(label: "restored-plugin-host")
+        if start.restoredVersion != RestoredVersion.string {
+            // Same protocol, another version: this helper serves; restored
+            // sees the same mismatch in `ready` and restarts into this version.
+            logger.notice("restored \(start.restoredVersion) started this plugin host of restored \(RestoredVersion.string); it serves \(start.pluginFile) until restored restarts into the new version")
+        }
         if start.memoryLimit > 0 {
             var limit = rlimit(rlim_cur: rlim_t(start.memoryLimit), rlim_max: rlim_t(start.memoryLimit))
             if setrlimit(__rlimit_resource_t(RLIMIT_DATA.rawValue), &limit) != 0 {

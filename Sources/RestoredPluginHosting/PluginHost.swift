@@ -40,6 +40,10 @@ public final class PluginHost: Sendable {
         public var memoryLimit: UInt64
         /// Where quarantines are kept across restarts; nil keeps them in memory.
         public var quarantineRecord: QuarantineRecord?
+        /// Told, in one line, of every helper of another restored version
+        /// (an upgrade while restored runs: ``HostProtocol``), which restored
+        /// answers by restarting into the new version.
+        public var onVersionMismatch: @Sendable (String) -> Void = { _ in }
 
         /// Creates a configuration; the environment loses systemd's
         /// variables meant for restored alone (NOTIFY_SOCKET, WATCHDOG_*, LISTEN_*).
@@ -206,7 +210,13 @@ public final class PluginHost: Sendable {
         )
         let answer = exchange(.start(start), with: process, walk: "start", deadline: .now + configuration.startTimeout, appID: nil)
         switch answer {
-        case .success(.ready(let identity)):
+        case .success(.ready(let identity, let restoredVersion)):
+            if restoredVersion != RestoredVersion.string {
+                // It speaks this protocol, so it serves until the restart.
+                let mismatch = "\(configuration.executable.string) is restored \(restoredVersion), this restored \(RestoredVersion.string)"
+                logger.notice("\(identity.appID): its plugin host is of another restored (\(mismatch)); it serves until restored restarts into the new version", metadata: ["app": "\(identity.appID)"])
+                configuration.onVersionMismatch(mismatch)
+            }
             let previous = state.withLock { state in
                 defer {
                     state.process = process
@@ -231,6 +241,7 @@ public final class PluginHost: Sendable {
             process.reap(within: .seconds(1))
             return .failure(.fault(.protocolViolation("it did not answer start with ready or refused")))
         case .failure(let fault):
+            if case .versionMismatch(let what) = fault { configuration.onVersionMismatch(what) }
             return .failure(.fault(fault))
         }
     }
@@ -310,6 +321,7 @@ public final class PluginHost: Sendable {
     /// The running helper, started (again) when there is none or the file changed.
     private func ensureRunning() -> Result<(process: HelperProcess, instance: UInt64, appID: AppID?), PluginHostFault> {
         let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity, state.optionsChanged, state.environmentChanged) }
+        var fallback: HelperProcess?
         if let process = current.0 {
             if process.reapIfExited() == nil, FileIdentity(of: file) == current.3, !current.4, !current.5 {
                 return .success((process, current.1, current.2?.appID))
@@ -323,7 +335,15 @@ public final class PluginHost: Sendable {
             } else {
                 logger.notice("\(appName): the plugin file \(file.string) changed; starting a new plugin host for it", metadata: metadata)
             }
-            forget(process)
+            // A running helper whose file changed is ended only once the new
+            // one is ready: during an upgrade the new one may be of a restored
+            // this one cannot speak to, and the running one (the old build,
+            // still loaded) serves until restored restarts, the stop's save too.
+            if process.ending == nil, !current.4, !current.5 {
+                fallback = process
+            } else {
+                forget(process)
+            }
         }
         switch start() {
         case .success(let identity):
@@ -334,9 +354,14 @@ public final class PluginHost: Sendable {
             let started = state.withLock { ($0.process, $0.instance) }
             guard let process = started.0 else { return .failure(.spawnFailed("stopped while starting")) }
             return .success((process, started.1, identity.appID))
+        case .failure(.fault(.versionMismatch(let what))) where fallback != nil:
+            logger.warning("\(appName): the new plugin host is of another restored (\(what)); the running one serves until restored restarts into the new version", metadata: metadata)
+            return .success((fallback!, current.1, current.2?.appID))
         case .failure(.fault(let fault)):
+            fallback.map(forget)
             return .failure(fault)
         case .failure(.refused(let reason)):
+            fallback.map(forget)
             return .failure(.spawnFailed(PluginRefusal(file: file, reason: reason).description))
         }
     }
@@ -360,9 +385,21 @@ public final class PluginHost: Sendable {
             process.kill()
             process.reap(within: .seconds(2))
             return .failure(.deadlinePassed(walk: walk, after: ContinuousClock.now - started))
+        } catch .versionMismatch(let version, let restored) {
+            process.kill()
+            process.reap(within: .seconds(2))
+            return .failure(.versionMismatch(
+                "\(configuration.executable.string) is restored \(restored ?? "of an unknown version") speaking protocol \(version), this restored \(RestoredVersion.string) speaks \(HostProtocol.version)"
+            ))
         } catch .closed {
             switch process.reap(within: .seconds(2)) {
             case .signaled(let signal): return .failure(.crashed(signal: signal, callback: nil))
+            case .exited(HostProtocol.versionMismatchStatus) where walk == "start":
+                // It could not read this restored's start: a newer helper,
+                // whose line on standard error (the journal) says which.
+                return .failure(.versionMismatch(
+                    "\(configuration.executable.string) does not speak protocol \(HostProtocol.version) of this restored \(RestoredVersion.string)"
+                ))
             case .exited(let status): return .failure(.exited(status: status))
             }
         } catch {

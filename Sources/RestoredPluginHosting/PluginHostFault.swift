@@ -13,6 +13,9 @@ public enum PluginHostFault: Error, Hashable, Sendable, CustomStringConvertible 
     case protocolViolation(String)
     /// The plugin crashed too often and is not started until its file changes.
     case quarantined(since: String)
+    /// The helper is of a restored version this one cannot speak to: an
+    /// upgrade replaced it while restored runs (what was seen, one line).
+    case versionMismatch(String)
 
     /// Whether this is a fault of the helper that counts towards quarantine.
     public var countsTowardsQuarantine: Bool { pluginRan }
@@ -22,7 +25,7 @@ public enum PluginHostFault: Error, Hashable, Sendable, CustomStringConvertible 
     public var pluginRan: Bool {
         switch self {
         case .crashed, .exited, .deadlinePassed, .protocolViolation: true
-        case .spawnFailed, .quarantined: false
+        case .spawnFailed, .quarantined, .versionMismatch: false
         }
     }
 
@@ -41,6 +44,8 @@ public enum PluginHostFault: Error, Hashable, Sendable, CustomStringConvertible 
             "its plugin host sent garbage (\(what)) and was killed"
         case .quarantined(let since):
             "its plugin is quarantined (\(since)); fix or rebuild it: a changed file is tried again (restored-ctl plugins)"
+        case .versionMismatch(let what):
+            "its plugin host is of another restored (\(what)): restored was upgraded while it runs, and restarts into the new version once no save runs"
         }
     }
 

@@ -213,7 +213,7 @@ import TmuxControl
         #expect(now.objects.contains { $0.path.description == "default/later" })
     }
 
-    @Test("An upgrade while restored runs (its executable replaced on disk, as dpkg renames the new one over it): restored says both versions, saves every app as at a stop, and exits for the unit's Restart=on-failure to start the new one, a recovery that leaves the live tmux server as it is", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    @Test("An upgrade to a second version while restored runs (plugins, plugin host and executable replaced on disk, as dpkg renames new files over them): restored says both versions, the new plugin host serves the old daemon, restored saves every app as at a stop, and exits for the unit's Restart=on-failure to start the new one, a recovery that leaves the live tmux server as it is", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func upgradeRestarts() async throws {
         let installation = try await Self.installed()
         let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
@@ -229,14 +229,21 @@ import TmuxControl
             try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["status"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory)).status == 0
         }
 
-        // The upgrade: a new file renamed over the executable.
-        let executable = prefix + "/bin/restored"
-        // Written by cp, not this process: a child another test spawns
-        // meanwhile would inherit the file open for writing, and exec of it
-        // would fail with ETXTBSY (dpkg writes in a process of its own too).
-        let copy = try await CompletedCommand.run("/bin/cp", [executable, executable + ".dpkg-new"], environment: ["PATH": "/usr/bin:/bin"], in: URL(fileURLWithPath: manager.directory))
-        #expect(copy.status == 0, "\(copy.error)")
-        #expect(rename(executable + ".dpkg-new", executable) == 0)
+        // The upgrade to a second version, 9.9.9 (this build with another
+        // version in the runtime record of each of its images): the plugins
+        // and the plugin host first, then the executable, each a new file
+        // renamed over the old as dpkg does. Written by objcopy, not this
+        // process: a child another test spawns meanwhile would inherit a
+        // file this process holds open for writing, and exec of it would
+        // fail with ETXTBSY.
+        let newVersion = RuntimeRecordStamp.recordText(version: "9.9.9")
+        let plugins = prefix + "/lib/restored/plugins"
+        let files = try FileManager.default.contentsOfDirectory(atPath: plugins).filter { $0.hasSuffix(".so") }.map { plugins + "/" + $0 }
+            + [prefix + "/libexec/restored/restored-plugin-host", prefix + "/bin/restored"]
+        for file in files {
+            try RuntimeRecordStamp.copy(file, to: file + ".dpkg-new", recordText: newVersion)
+            #expect(rename(file + ".dpkg-new", file) == 0)
+        }
         // A hang guard: the new version's --version, the save and RestartSec
         // all take longer on a loaded machine.
         try await LogindInhibitorTests.eventually(within: .seconds(150)) {
@@ -245,7 +252,13 @@ import TmuxControl
             return try await manager.systemctl(["is-active", "restored.service"]).output.hasPrefix("active")
         }
         let log = (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? ""
-        #expect(log.contains("restored \(RestoredVersion.string) was replaced on disk by restored \(RestoredVersion.string): restored restarts to run it once no save runs"), "\(log)")
+        #expect(log.contains("restored \(RestoredVersion.string) was replaced on disk by restored 9.9.9: restored restarts to run it once no save runs"), "\(log)")
+        // The save before the restart met the new plugin host of tmux's new
+        // build: of the same protocol, it served.
+        #expect(log.contains("org.restored.Tmux: its plugin host is of another restored"), "\(log)")
+        // The new daemon is the new version.
+        let status = try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["status", "--json"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
+        #expect(status.output.contains("\"9.9.9\""), "\(status.output)")
         #expect(log.contains("restored started again during the login"), "\(log)")
         // The stop before the restart saved the live server; the recovery left it alone.
         #expect(try store.read(try AppID("org.restored.Tmux")).archive.objects.contains { $0.path.description == "default/work" })

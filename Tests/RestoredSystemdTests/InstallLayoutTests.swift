@@ -54,14 +54,14 @@ struct InstallLayoutTests {
         return lines[(opening + 1)..<closing].joined(separator: "\n") + "\n"
     }
 
-    /// `RestoredVersion.string`, read from its source as scripts/install reads it.
+    /// `RESTORED_VERSION` of the runtime record's header, read as scripts/install reads it.
     static func restoredVersion() throws -> String {
-        let source = try String(contentsOfFile: "\(repository)/Sources/RestoredEngine/EngineConfiguration.swift", encoding: .utf8)
-        guard let declaration = source.range(of: "enum RestoredVersion"),
-            let assignment = source.range(of: "static let string = \"", range: declaration.upperBound..<source.endIndex),
-            let end = source[assignment.upperBound...].firstIndex(of: "\"")
-        else { throw TestFailure("RestoredVersion.string not found in EngineConfiguration.swift") }
-        return String(source[assignment.upperBound..<end])
+        let header = "SDK/Sources/CRestoredRuntimeRecord/include/restored/runtime_record.h"
+        let source = try String(contentsOfFile: "\(repository)/\(header)", encoding: .utf8)
+        let prefix = "#define RESTORED_VERSION \""
+        guard let line = source.split(separator: "\n").first(where: { $0.hasPrefix(prefix) && $0.hasSuffix("\"") })
+        else { throw TestFailure("RESTORED_VERSION not found in \(header)") }
+        return String(line.dropFirst(prefix.count).dropLast())
     }
 
     /// What `ldd` says of `library` for `executable`: the path it resolved,
