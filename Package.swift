@@ -78,7 +78,7 @@ let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] =
     ("TestPluginNoSymbol", [], "Tests/Plugins/TestPluginNoSymbol"),
     ("TestPluginCrashOnLoad", [runtimeRecord], "Tests/Plugins/TestPluginCrashOnLoad"),
     ("TestPluginMissingCallback", [pluginHeader], "Tests/Plugins/TestPluginMissingCallback"),
-    ("TestFaultyPlugin", [pluginHeader], "Tests/Plugins/TestFaultyPlugin"),
+    ("TestFaultyPlugin", [pluginHeader, runtimeRecord], "Tests/Plugins/TestFaultyPlugin"),
     ("TestPluginMistakes", [pluginHeader], "Tests/Plugins/TestPluginMistakes"),
 ]
 
@@ -132,7 +132,7 @@ let package = Package(
         // search path, XDG directories, option lists; child processes
         // (one posix_spawn, reaped through a pidfd); unix sockets with
         // deadlines and buffered reads.
-        module("SystemSupport"),
+        module("SystemSupport", ["CRestoredSupport"]),
         module("ProcessSpawning", ["CRestoredProcess", "SystemSupport", system]),
         module("UnixSocket", ["SystemSupport", system]),
         module("X11Client", ["UnixSocket", "SystemSupport", system]),
@@ -190,7 +190,7 @@ let package = Package(
         // (and beside itself in the build directory).
         .executableTarget(
             name: "RestoredPluginHost",
-            dependencies: ["RestoredEngine", "RestoredArchive", "RestoredHostProtocol", "RestoredSystemd", "CRestoredHostSupport", logging],
+            dependencies: ["RestoredEngine", "RestoredArchive", "RestoredHostProtocol", "RestoredSystemd", "CRestoredHostSupport", "SystemSupport", logging],
             swiftSettings: strictSwift,
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../lib/restored"])]
         ),

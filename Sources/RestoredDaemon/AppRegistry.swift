@@ -166,9 +166,6 @@ public final class AppRegistry: Sendable {
                 let refusal = PluginRefusal(file: file, reason: reason)
                 refusals.append(refusal)
                 logger.error("\(refusal.description)")
-            case .failure(.fault(.versionMismatch(let what))):
-                // Not the plugin's fault: it is loaded after the restart.
-                logger.warning("\(file.string): \(PluginHostFault.versionMismatch(what).description)")
             case .failure(.fault(let fault)):
                 let refusal = PluginRefusal(file: file, reason: .startFailed(fault.description))
                 refusals.append(refusal)

@@ -5,6 +5,8 @@ import Logging
 import ProcessSpawning
 import RestoredEngine
 import ServiceLifecycle
+import SystemPackage
+import SystemSupport
 
 /// Restarts restored into the version an upgrade installed while it runs.
 ///
@@ -42,7 +44,7 @@ struct UpgradeService: Service {
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), file) != nil {
             let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("/restored.service") { return true }
+            if text.trimmingWhitespace().hasSuffix("/restored.service") { return true }
         }
         return false
     }
@@ -58,7 +60,7 @@ struct UpgradeService: Service {
         let signal = signal
         let watch = ExecutableReplacementWatch(problem: { logger.warning("\($0)") }, replaced: { signal.raise(.executableReplaced) })
         defer { watch?.stop() }
-        var said: Set<UpgradeSignal.Cause> = []
+        var said: Set<String> = []
         for await cause in signal.causes.cancelOnGracefulShutdown() {
             let change: String
             switch cause {
@@ -67,11 +69,23 @@ struct UpgradeService: Service {
                 let installed = await Self.version(of: path)
                 change = "restored \(RestoredVersion.string) was replaced on disk by \(installed.map { "restored \($0)" } ?? "a restored that does not say its version")"
             case .pluginHostMismatch(let what):
-                change = "a plugin host of another restored started (\(what))"
+                // A restart helps only if restored itself is new on disk:
+                // otherwise the next restored meets the same host (a host
+                // replaced first, a mixed installation) and would restart
+                // for ever. The executable's own replacement restarts it.
+                let path = watch?.path ?? PluginLoader.runningExecutable()?.string
+                guard let path, let installed = try? RuntimeRecord(readingNotesOf: FilePath(path)), installed != .current else {
+                    if said.insert(what).inserted {
+                        logger.warning("a plugin host of another restored started (\(what)), while restored itself is not replaced on disk: it restarts once it is; if no upgrade runs, restored's files are of two versions (restored-ctl doctor)")
+                    }
+                    continue
+                }
+                change = "a plugin host of another restored started (\(what)), and restored \(installed.version ?? "of another build") is on disk"
             }
             guard underServiceManager else {
-                // Said once for each thing seen: a host is tried at every walk.
-                if said.insert(cause).inserted { logger.notice("\(change); restart restored to run the new version") }
+                // A host of another version is seen at every walk: said once.
+                if case .pluginHostMismatch = cause, !said.insert(change).inserted { continue }
+                logger.notice("\(change); restart restored to run the new version")
                 continue
             }
             logger.notice("\(change): restored restarts to run it once no save runs")
@@ -90,7 +104,7 @@ struct UpgradeService: Service {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let run = try? ProgramRun.run(executable, arguments: [executable, "--version"], environment: ["LANG": "C"], timeout: .seconds(30))
-                let text = run?.outputText.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let text = run?.outputText.trimmingWhitespace() ?? ""
                 continuation.resume(returning: text.isEmpty ? nil : text)
             }
         }

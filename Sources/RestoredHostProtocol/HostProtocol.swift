@@ -15,21 +15,22 @@
 /// Exchange: restored sends `start` and the helper answers `ready` or
 /// `refused`; both carry the protocol's version and the restored version of
 /// their end (`version`, `restoredVersion`: the two entries every version of
-/// the protocol reads first). An upgrade replaces restored, its helper and
+/// the protocol from 3 on reads first; version 2 had no `restoredVersion`,
+/// and a helper of 2 fails a start of 3 as garbage). An upgrade replaces restored, its helper and
 /// its plugins while the old daemon runs, so the two ends may be of two
 /// versions: a helper that cannot read restored's protocol says so on
 /// standard error and exits with ``versionMismatchStatus``, and restored
 /// reads a `ready` of another protocol as a mismatch, not garbage; neither
 /// counts against the plugin. A helper of another restored version that
 /// speaks the same protocol serves, and restored restarts into the new
-/// version once no save runs. Then each walk is one request (`save`, `restore`) and one
+/// version once its own executable is new too and no save runs. Then each walk is one request (`save`, `restore`) and one
 /// reply (`saved`, `unchanged`, `restored`). Nothing crosses per plugin
 /// callback. restored checks every length before it reads or allocates, and a
 /// frame it cannot read costs the helper its life (``HostProtocolError``).
 public enum HostProtocol {
     /// The version both ends speak; `start` and `ready` carry it, and a
     /// helper of another version refuses to start.
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
     /// The exit status of a helper that cannot read restored's protocol
     /// (`EX_PROTOCOL`): the upgrade's mismatch, said on standard error.
     public static let versionMismatchStatus: Int32 = 76

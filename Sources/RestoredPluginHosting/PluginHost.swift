@@ -103,6 +103,21 @@ public final class PluginHost: Sendable {
         var environmentChanged = false
         /// The running helper has had a walk (and so created the plugin).
         var processHasWalked = false
+        /// The new build (plugin file, plugin host file) that could not
+        /// start while the running helper serves on: not tried again until
+        /// one of the two files changes.
+        var blockedBuild: BuildIdentity?
+    }
+
+    /// The files a helper is started from.
+    private struct BuildIdentity: Hashable {
+        var plugin: FileIdentity?
+        var host: FileIdentity?
+    }
+
+    /// The files a new helper would be started from now.
+    private var currentBuild: BuildIdentity {
+        BuildIdentity(plugin: FileIdentity(of: file), host: FileIdentity(of: configuration.executable))
     }
 
     /// Creates the host of `file`; nothing runs until ``start()`` or a walk.
@@ -227,6 +242,7 @@ public final class PluginHost: Sendable {
                     state.identity = identity
                     state.fileIdentity = fileIdentity
                     state.quarantine = nil
+                    state.blockedBuild = nil
                 }
                 return state.process
             }
@@ -320,10 +336,10 @@ public final class PluginHost: Sendable {
 
     /// The running helper, started (again) when there is none or the file changed.
     private func ensureRunning() -> Result<(process: HelperProcess, instance: UInt64, appID: AppID?), PluginHostFault> {
-        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity, state.optionsChanged, state.environmentChanged) }
+        let current = state.withLock { state in (state.process, state.instance, state.identity, state.fileIdentity, state.optionsChanged, state.environmentChanged, state.blockedBuild) }
         var fallback: HelperProcess?
         if let process = current.0 {
-            if process.reapIfExited() == nil, FileIdentity(of: file) == current.3, !current.4, !current.5 {
+            if process.reapIfExited() == nil, !current.4, !current.5, FileIdentity(of: file) == current.3 || current.6 == currentBuild {
                 return .success((process, current.1, current.2?.appID))
             }
             if current.4, process.ending == nil {
@@ -355,13 +371,19 @@ public final class PluginHost: Sendable {
             guard let process = started.0 else { return .failure(.spawnFailed("stopped while starting")) }
             return .success((process, started.1, identity.appID))
         case .failure(.fault(.versionMismatch(let what))) where fallback != nil:
+            state.withLock { $0.blockedBuild = currentBuild }
             logger.warning("\(appName): the new plugin host is of another restored (\(what)); the running one serves until restored restarts into the new version", metadata: metadata)
+            return .success((fallback!, current.1, current.2?.appID))
+        case .failure(.refused(let reason)) where fallback != nil:
+            // During an upgrade the plugin may be renamed into place before
+            // the host that can load it: the running build serves meanwhile.
+            state.withLock { $0.blockedBuild = currentBuild }
+            logger.warning("\(appName): \(PluginRefusal(file: file, reason: reason).description); the plugin host of the build before serves until the file or its host changes", metadata: metadata)
             return .success((fallback!, current.1, current.2?.appID))
         case .failure(.fault(let fault)):
             fallback.map(forget)
             return .failure(fault)
         case .failure(.refused(let reason)):
-            fallback.map(forget)
             return .failure(.spawnFailed(PluginRefusal(file: file, reason: reason).description))
         }
     }
@@ -394,9 +416,10 @@ public final class PluginHost: Sendable {
         } catch .closed {
             switch process.reap(within: .seconds(2)) {
             case .signaled(let signal): return .failure(.crashed(signal: signal, callback: nil))
-            case .exited(HostProtocol.versionMismatchStatus) where walk == "start":
-                // It could not read this restored's start: a newer helper,
-                // whose line on standard error (the journal) says which.
+            case .exited(HostProtocol.versionMismatchStatus) where walk == "start" && (try? RuntimeRecord(readingNotesOf: configuration.executable)) != RuntimeRecord.current:
+                // It could not read this restored's start: a helper of
+                // another build (not a plugin that exits with 76 as it
+                // loads), whose line on standard error (the journal) says which.
                 return .failure(.versionMismatch(
                     "\(configuration.executable.string) does not speak protocol \(HostProtocol.version) of this restored \(RestoredVersion.string)"
                 ))

@@ -48,11 +48,15 @@ import Testing
             rename(temporary, executable)
         }
 
-        /// A new build of the plugin, by rename.
-        func replacePlugin() throws {
+        /// A new build of the plugin, by rename; of the version `version` when given.
+        func replacePlugin(version: String? = nil) throws {
             let temporary = directory.path + "/.plugin.new"
             try? FileManager.default.removeItem(atPath: temporary)
-            try FileManager.default.copyItem(atPath: BuildProducts.plugin("TestFaultyPlugin"), toPath: temporary)
+            if let version {
+                try RuntimeRecordStamp.copy(BuildProducts.plugin("TestFaultyPlugin"), to: temporary, recordText: RuntimeRecordStamp.recordText(version: version))
+            } else {
+                try FileManager.default.copyItem(atPath: BuildProducts.plugin("TestFaultyPlugin"), toPath: temporary)
+            }
             chmod(temporary, 0o755)
             rename(temporary, plugin)
         }
@@ -82,8 +86,12 @@ import Testing
     @Test("The runtime record names this restored's version and toolchain, and every Swift plugin built here carries it; a C plugin has none")
     func recordsOfTheBuild() throws {
         let current = RuntimeRecord.current
-        #expect(current.version == RestoredVersion.string)
-        #expect(current.toolchain?.isEmpty == false)
+        // The version the record gives is the one NEWS.md says last.
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let news = try String(contentsOf: repository.appendingPathComponent("NEWS.md"), encoding: .utf8)
+        let newest = news.split(separator: "\n").first { $0.hasPrefix("## ") }?.dropFirst(3)
+        #expect(current.version.map { Substring($0) } == newest)
+        #expect(current.toolchain?.contains("(") == true)
         for plugin in ["ExampleHelloPlugin", "TmuxPlugin", "SessionPlugin", "ExampleMpvPlugin"] {
             #expect(try RuntimeRecord(readingNotesOf: FilePath(BuildProducts.plugin(plugin))) == current, "\(plugin)")
         }
@@ -129,7 +137,37 @@ import Testing
             if record != nil { found += 1 }
         }
         #expect(try RuntimeRecord(readingNotesOf: FilePath(directory.path + "/cut-64.so")) == nil)
+        #expect(try RuntimeRecord(readingNotesOf: FilePath(directory.path + "/cut-4096.so")) == RuntimeRecord.current)
         #expect(found < 11)
+
+        // Headers that ask for more than the file holds: no notes, and no
+        // allocation of what they ask (65535 entries of 65535 bytes).
+        func patched(_ name: String, _ changes: [(offset: Int, bytes: [UInt8])]) throws -> FilePath {
+            var bytes = [UInt8](image)
+            for change in changes { bytes.replaceSubrange(change.offset ..< change.offset + change.bytes.count, with: change.bytes) }
+            let file = directory.path + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            return FilePath(file)
+        }
+        let huge: [UInt8] = [0xFF, 0xFF]
+        #expect(try RuntimeRecord(readingNotesOf: patched("entries.so", [(0x36, huge), (0x38, huge)])) == nil)
+        #expect(try RuntimeRecord(readingNotesOf: patched("table.so", [(0x20, [UInt8](repeating: 0xFF, count: 8))])) == nil)
+        // Every program header's offset and size past the end: each skipped.
+        let table = Int(image.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0x20, as: UInt64.self) })
+        let count = Int(image[0x38]) | Int(image[0x39]) << 8
+        let past = [UInt8](repeating: 0x7F, count: 8)
+        var segments: [(offset: Int, bytes: [UInt8])] = []
+        for index in 0 ..< count {
+            let entry: Int = table + index * 56
+            segments.append((entry + 8, past))
+            segments.append((entry + 32, past))
+        }
+        #expect(try RuntimeRecord(readingNotesOf: patched("segments.so", segments)) == nil)
+        // Notes of 8-byte alignment (a system program's GNU property note)
+        // are read as well as those of 4.
+        let system = try ELFNoteReader(file: "/bin/ls").notes()
+        #expect(system.contains { $0.owner == "GNU" && $0.type == 5 })
+        #expect(system.contains { $0.owner == "GNU" && $0.type == 3 })
         // A note whose sizes run past its segment is where parsing stops.
         var bytes: [UInt8] = [9, 0, 0, 0, 0xFF, 0xFF, 0, 0, 1, 0, 0x54, 0x52] + Array("restored".utf8) + [0, 0, 0, 0]
         #expect(ELFNoteReader.parse(bytes, alignment: 4).isEmpty)
@@ -143,6 +181,7 @@ import Testing
         let stamped = installation.directory.path + "/stamped-host"
         try RuntimeRecordStamp.copy(BuildProducts.executable("restored-plugin-host"), to: stamped, recordText: RuntimeRecordStamp.recordText(version: "9.9.9"))
         try installation.install(host: stamped)
+        try installation.replacePlugin(version: "9.9.9")
         let host = installation.host()
         defer { host.stop() }
         _ = try host.start().get()
@@ -194,8 +233,10 @@ import Testing
             #expect(result.archive != nil)
             #expect(host.pid == first)
         }
-        #expect(installation.mismatches.lines.withLock { $0 }.allSatisfy { $0.contains("does not speak protocol \(HostProtocol.version)") })
-        #expect(!installation.mismatches.lines.withLock { $0 }.isEmpty)
+        // Tried once: not again until the plugin or its host changes.
+        let lines = installation.mismatches.lines.withLock { $0 }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("does not speak protocol \(HostProtocol.version)") == true)
         #expect(host.quarantineReason == nil)
 
         // Where no helper runs, the walk fails as a mismatch, which never quarantines.
@@ -207,6 +248,29 @@ import Testing
             }
         }
         #expect(host.quarantineReason == nil)
+        #expect(Self.isGone(first))
+    }
+
+    @Test("Mid-upgrade, a new build of a plugin that this host refuses (its runtime is the next version's) leaves the running helper serving, tried again once a file changes")
+    func runningHostServesARefusedBuild() throws {
+        let installation = try Installation()
+        let host = installation.host()
+        defer { host.stop() }
+        _ = try host.start().get()
+        let first = try #require(host.pid)
+        try installation.replacePlugin(version: "9.9.9")
+        for _ in 1...3 {
+            guard case .saved(let result, _) = try host.save(unlessSameAs: nil, deadline: Self.deadline()).get() else {
+                Issue.record("no archive")
+                return
+            }
+            #expect(result.archive != nil)
+            #expect(host.pid == first)
+        }
+        // The build this host can load: a new helper serves it.
+        try installation.replacePlugin()
+        _ = try host.save(unlessSameAs: nil, deadline: Self.deadline()).get()
+        #expect(host.pid != first)
         #expect(Self.isGone(first))
     }
 }
