@@ -44,7 +44,7 @@ public final class PortalLogoutMonitor: Sendable {
     /// desktop) or not within `timeout`.
     public static func open(on connection: DBusConnection, timeout: Duration = .seconds(2)) async throws(DBusError) -> PortalLogoutMonitor? {
         let token = "restored" + String(UInt32.random(in: 1 ... .max), radix: 16)
-        let sender = connection.uniqueName.dropFirst().replacingOccurrences(of: ".", with: "_")
+        let sender = String(connection.uniqueName.dropFirst().map { $0 == "." ? "_" : $0 })
         let request = path + "/request/\(sender)/\(token)"
         // Matched before the call: the answer and the first state may come at once.
         let responses = try await connection.signals(matching: DBusMatchRule(sender: busName, path: request, interface: "org.freedesktop.portal.Request", member: "Response"))

@@ -50,10 +50,29 @@ struct SuspendBenchmark: AsyncParsableCommand {
         guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--apps takes counts like 1,10,100") }
         print("suspend benchmark: \(objects) objects per app; medians; the delay budget is logind's InhibitDelayMaxUSec (5 s)")
         print("apps  suspend save (ratio to budget)  login restore (start with / without archives)  idle restored RSS / PSS  helpers PSS  idle wake-ups/min")
+        var results: [Result] = []
         for count in counts {
             let result = try await measure(apps: count)
+            results.append(result)
             print(result.line)
         }
+        print("")
+        print("apps  start with archives: warm / cold (page cache dropped)  restored RSS after the login restore")
+        for result in results {
+            let cold = result.coldStartWithArchives.map(Result.ms) ?? "not measured (dropping the page cache needs root)"
+            print("\(String(result.apps).padding(4))  \(Result.ms(result.startWithArchives)) / \(cold)".padding(60) + "  \(Result.mib(result.residentAfterRestoreKiB))")
+        }
+    }
+
+    /// Drops the page cache (`vm.drop_caches`, after `sync`), so that the
+    /// next start reads restored, its libraries, plugins and archives from
+    /// the disk, as the first login after a boot does; false where the
+    /// machine does not allow it (not root, or a read-only /proc/sys).
+    static func dropPageCache() -> Bool {
+        sync()
+        guard let file = fopen("/proc/sys/vm/drop_caches", "w") else { return false }
+        defer { fclose(file) }
+        return fputs("3\n", file) >= 0 && fflush(file) == 0
     }
 
     /// Everything measured for one app count.
@@ -65,6 +84,10 @@ struct SuspendBenchmark: AsyncParsableCommand {
         let startWithout: Duration
         let residentKiB: Int
         let proportionalKiB: Int
+        /// The login start with archives after the page cache was dropped; nil where it cannot be.
+        let coldStartWithArchives: Duration?
+        /// restored's resident memory once every app is restored at login.
+        let residentAfterRestoreKiB: Int
         let helpersProportionalKiB: Int
         let wakeupsPerMinute: Double
         let dispatchWakeupsPerMinute: Double
@@ -151,7 +174,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
         guard await daemon.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
 
         // Login restore: starts with the archives just written, and without any.
-        var withArchives: [Duration] = [], without: [Duration] = []
+        var withArchives: [Duration] = [], without: [Duration] = [], afterRestore: [Int] = []
         for index in 0..<starts {
             // A fresh empty directory each time: every stop saves.
             let fresh = empty + "/\(index)"
@@ -162,16 +185,27 @@ struct SuspendBenchmark: AsyncParsableCommand {
                     // comes when the login-restore budget runs out).
                     try await Self.expectRestored(apps: count, on: bus)
                     withArchives.append(ready)
+                    afterRestore.append(try Self.residentKiB(of: started.pid))
                 } else {
                     without.append(ready)
                 }
                 guard await started.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
             }
         }
+        // A cold login: the same start with archives, the page cache dropped before each.
+        var cold: [Duration] = []
+        for index in 0..<starts where Self.dropPageCache() {
+            let (started, ready) = try await launcher.start(state: state, log: "restored-start-cold-\(index).log")
+            try await Self.expectRestored(apps: count, on: bus)
+            cold.append(ready)
+            guard await started.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
+        }
         return Result(
             apps: count, suspend: Self.median(suspends), budget: budget,
             startWithArchives: Self.median(withArchives), startWithout: Self.median(without),
-            residentKiB: resident, proportionalKiB: proportional, helpersProportionalKiB: helpersProportional, wakeupsPerMinute: Double(switches.restored) * 60 / Double(idleSeconds),
+            residentKiB: resident, proportionalKiB: proportional,
+            coldStartWithArchives: cold.isEmpty ? nil : Self.median(cold), residentAfterRestoreKiB: afterRestore.sorted()[afterRestore.count / 2],
+            helpersProportionalKiB: helpersProportional, wakeupsPerMinute: Double(switches.restored) * 60 / Double(idleSeconds),
             dispatchWakeupsPerMinute: Double(switches.dispatchManager) * 60 / Double(idleSeconds)
         )
     }

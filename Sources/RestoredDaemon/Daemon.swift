@@ -6,6 +6,7 @@ import RestoredDBus
 import RestoredEngine
 import RestoredSystemd
 public import ServiceLifecycle
+import SystemSupport
 
 /// The restored daemon, as a service of a `ServiceGroup`: it composes the
 /// parts and owns none of their state.
@@ -246,6 +247,7 @@ public final class Daemon: Service {
             let late = hosts.filter(\.isRestoring).map(\.appID.rawValue)
             logger.warning("still restoring after \(Self.loginRestoreBudget): \(late.joined(separator: ", ")); starting anyway, they finish in the background")
         }
+        HeapRelease.soon()
     }
 
     /// The delay lock, the job that saves on logind's events, and the

@@ -3,6 +3,7 @@ import Logging
 import RestoredArchive
 import RestoredEngine
 import Synchronization
+import SystemSupport
 
 /// Every save of restored goes through here: what asked for it (the
 /// trigger), its budget, and when its asker needs an answer. It records
@@ -52,6 +53,7 @@ final class SaveCoordinator: Sendable {
             return await group.reduce(into: []) { $0.append($1) }
         }
         record(reports, trigger: trigger)
+        HeapRelease.soon()
         return reports
     }
 
@@ -74,7 +76,11 @@ final class SaveCoordinator: Sendable {
             }
             return await group.reduce(into: [PreservationReport]()) { if let report = $1 { $0.append(report) } }
         }
-        if !reports.isEmpty { record(reports, trigger: .autosave) }
+        // A round where nothing changed allocated next to nothing: no trim.
+        if !reports.isEmpty {
+            record(reports, trigger: .autosave)
+            HeapRelease.soon()
+        }
     }
 
     /// The save when the desktop says the session ends (`source`, at

@@ -3,6 +3,7 @@ import RestoredArchive
 import RestoredEngine
 import RestoredHostProtocol
 import RestoredSystemd
+import SystemSupport
 
 /// Serves restored's requests for one plugin: starts it, then runs each
 /// walk beside it and answers with the finished result.
@@ -111,6 +112,10 @@ struct HostServer {
                 }
             }
             guard reply(answer) else { return 1 }
+            // What the walk freed (its coder's buffers, the archive it
+            // encoded or decoded) goes back to the system once restored has
+            // its answer: a host idles between walks, most of its life.
+            HeapRelease.now()
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A display name (`$DISPLAY`): `:N`, `:N.S` or `unix:N` on this machine.
 /// Displays on other hosts (over TCP) are not reached.

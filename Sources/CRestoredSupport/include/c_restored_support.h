@@ -27,6 +27,10 @@ uint32_t c_restored_crc32c_portable(uint32_t crc, const void *data, size_t lengt
 /// as `ps -T` and `/proc/PID/task/TID/comm` show it. Returns 0 or an errno.
 int c_restored_name_current_thread(const char *name);
 
+/// Returns the free pages of every heap arena to the system
+/// (`malloc_trim(0)`); 1 when some memory was released, 0 otherwise.
+int c_restored_trim_heap(void);
+
 #ifdef __cplusplus
 }
 #endif
