@@ -57,7 +57,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
             print(result.line)
         }
         print("")
-        print("apps  start with archives: warm / cold (page cache dropped)  restored RSS after the login restore")
+        print("apps  start with archives: warm / cold (page cache dropped)  restored RSS 5 s after the login restore")
         for result in results {
             let cold = result.coldStartWithArchives.map(Result.ms) ?? "not measured (dropping the page cache needs root)"
             print("\(String(result.apps).padding(4))  \(Result.ms(result.startWithArchives)) / \(cold)".padding(60) + "  \(Result.mib(result.residentAfterRestoreKiB))")
@@ -86,7 +86,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
         let proportionalKiB: Int
         /// The login start with archives after the page cache was dropped; nil where it cannot be.
         let coldStartWithArchives: Duration?
-        /// restored's resident memory once every app is restored at login.
+        /// restored's resident memory 5 s after every app was restored at login.
         let residentAfterRestoreKiB: Int
         let helpersProportionalKiB: Int
         let wakeupsPerMinute: Double
@@ -185,6 +185,9 @@ struct SuspendBenchmark: AsyncParsableCommand {
                     // comes when the login-restore budget runs out).
                     try await Self.expectRestored(apps: count, on: bus)
                     withArchives.append(ready)
+                    // Idle after the restore: restored gives back what the
+                    // round freed two seconds after it (HeapRelease).
+                    try await Task.sleep(for: .seconds(5))
                     afterRestore.append(try Self.residentKiB(of: started.pid))
                 } else {
                     without.append(ready)

@@ -113,9 +113,22 @@ struct HostServer {
             }
             guard reply(answer) else { return 1 }
             // What the walk freed (its coder's buffers, the archive it
-            // encoded or decoded) goes back to the system once restored has
-            // its answer: a host idles between walks, most of its life.
-            HeapRelease.now()
+            // encoded or decoded) goes back to the system once the host is
+            // idle: no request within a second (a login's restores and a
+            // suspend's saves come in bursts, and the other hosts of the
+            // burst need the CPU more). A host idles most of its life.
+            if !Self.requestArrives(within: 1000) { HeapRelease.now() }
+        }
+    }
+
+    /// Whether restored's next request starts within `milliseconds`
+    /// (the channel is readable, or closed).
+    static func requestArrives(within milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: HostProtocol.channelDescriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready >= 0 { return ready > 0 }
+            if errno != EINTR { return true }
         }
     }
 

@@ -10,16 +10,20 @@ import Synchronization
 /// an idle restored would stay as large as its busiest moment (78 MiB after
 /// the login restore of 100 apps against 55 MiB idle, in
 /// `restored-bench suspend`). After each round, `malloc_trim(0)` returns the
-/// free pages of every arena. It runs on a background queue, after the
-/// round has answered (a suspend's lock is not held for it), at most one
-/// at a time: rounds that end together share one.
+/// free pages of every arena. It runs on a background queue two seconds
+/// after the round has answered (a suspend's lock is not held for it, and
+/// a login's burst of restores is over), at most one at a time: rounds that
+/// end together share one.
 public enum HeapRelease {
     private static let pending = Atomic<Bool>(false)
 
-    /// Trims the heap soon, off the caller's path.
+    /// How long after a round the heap is trimmed.
+    static let delay = DispatchTimeInterval.seconds(2)
+
+    /// Trims the heap a little later, off the caller's path.
     public static func soon() {
         guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        DispatchQueue.global(qos: .background).async {
+        DispatchQueue.global(qos: .background).asyncAfter(deadline: .now() + delay) {
             pending.store(false, ordering: .releasing)
             now()
         }
