@@ -20,10 +20,18 @@ public enum HeapRelease {
     /// How long after a round the heap is trimmed.
     static let delay = DispatchTimeInterval.seconds(2)
 
-    /// Trims the heap a little later, off the caller's path.
-    public static func soon() {
+    /// Trims the heap a little later, off the caller's path, at a moment
+    /// `isQuiet` says nothing else runs (a trim holds each arena's lock
+    /// while it works, so a round then would wait for it); until then it
+    /// looks again at the same interval.
+    public static func soon(whenQuiet isQuiet: @escaping @Sendable () -> Bool = { true }) {
         guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        schedule(isQuiet)
+    }
+
+    private static func schedule(_ isQuiet: @escaping @Sendable () -> Bool) {
         DispatchQueue.global(qos: .background).asyncAfter(deadline: .now() + delay) {
+            guard isQuiet() else { return schedule(isQuiet) }
             pending.store(false, ordering: .releasing)
             now()
         }
