@@ -240,8 +240,7 @@ extension HostileArchiveTests {
         // kitty): it notes the arguments of each launch, then sleeps.
         let sleeper = try SessionPluginTests.program("/bin/sleep", as: "term-\(tag)", in: root + "/bin")
         let launches = root + "/terminal-launches"
-        try "#!/bin/sh\nprintf '%s\\037' \"$@\" >> '\(launches)'\necho >> '\(launches)'\nexec '\(sleeper)' 3000\n".write(toFile: root + "/bin/kitty", atomically: false, encoding: .utf8)
-        chmod(root + "/bin/kitty", 0o755)
+        try ExecutableFile.write("#!/bin/sh\nprintf '%s\\037' \"$@\" >> '\(launches)'\necho >> '\(launches)'\nexec '\(sleeper)' 3000\n", to: root + "/bin/kitty")
         let terminalEntry = applications + "/org.example.HostileTerm.desktop"
         try "[Desktop Entry]\nType=Application\nName=Term\nExec=\(root)/bin/kitty\n".write(toFile: terminalEntry, atomically: false, encoding: .utf8)
         let terminal = try ChildProcess("/bin/sh", ["-c", "cd \"$0\" && export GIO_LAUNCHED_DESKTOP_FILE=\"$1\" GIO_LAUNCHED_DESKTOP_FILE_PID=$$ && exec \"$2\" 3000", directory, terminalEntry, sleeper],

@@ -17,7 +17,7 @@ import X11Client
     /// no other process of the machine passes for one of its apps.
     static func program(_ system: String, as name: String, in directory: String) throws -> String {
         let path = directory + "/" + name
-        try FileManager.default.copyItem(atPath: system, toPath: path)
+        try ExecutableFile.copy(system, to: path)
         return path
     }
 

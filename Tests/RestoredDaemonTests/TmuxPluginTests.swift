@@ -329,15 +329,14 @@ import TerminalPrograms
         let bin = environment.bus.directory.path + "/old-tmux"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let real = try #require(ExecutableSearchPath.executable(named: "tmux", in: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
-        try """
+        try ExecutableFile.write("""
         #!/bin/sh
         for argument in "$@"; do
             [ "$argument" = -V ] && { echo "tmux 3.1c"; exit 0; }
             [ "$argument" = -D ] && { echo "tmux: unknown option -- D" >&2; exit 1; }
         done
         exec \(real) "$@"
-        """.write(toFile: bin + "/tmux", atomically: true, encoding: .utf8)
-        chmod(bin + "/tmux", 0o755)
+        """, to: bin + "/tmux")
         var shell = Self.shellEnvironment(tmuxDirectory)
         shell["PATH"] = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let manager = try await UserManagerMock.start(on: environment.bus, environment: shell)

@@ -33,19 +33,12 @@ import Testing
 
         /// Puts `host` in place by rename, as dpkg does.
         func install(host: String) throws {
-            let temporary = directory.path + "/.host.new"
-            try? FileManager.default.removeItem(atPath: temporary)
-            try FileManager.default.copyItem(atPath: host, toPath: temporary)
-            chmod(temporary, 0o755)
-            rename(temporary, executable)
+            try ExecutableFile.copy(host, to: executable)
         }
 
         /// Writes `text` as the new plugin host, by rename.
         func install(script text: String) throws {
-            let temporary = directory.path + "/.host.new"
-            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-            chmod(temporary, 0o755)
-            rename(temporary, executable)
+            try ExecutableFile.write(text, to: executable)
         }
 
         /// A new build of the plugin, by rename; of the version `version` when given.
