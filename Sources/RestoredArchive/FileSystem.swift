@@ -8,7 +8,8 @@ import Synchronization
 /// fails on purpose with ``failing(_:with:after:times:)``, or watch and steer each
 /// call with ``intercepting(_:)``, while every call that is let through still
 /// touches real files. Calls are retried on `EINTR`; writes loop over partial
-/// writes; descriptors are opened close-on-exec.
+/// writes; descriptors are opened close-on-exec. Calls on the names in a
+/// directory are made relative to it, held open (``Directory``).
 public struct FileSystem: Sendable {
     /// A kind of call, as named in error messages and used to inject failures.
     public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -24,23 +25,24 @@ public struct FileSystem: Sendable {
         case fchmod
         /// `close(2)`.
         case close
-        /// `rename(2)`.
+        /// `renameat(2)` of a name in an open directory.
         case rename
-        /// `link(2)`: a second name for a file.
+        /// `linkat(2)`: a second name for a file, in an open directory.
         case link
-        /// `unlink(2)`.
+        /// `unlinkat(2)` of a name in an open directory.
         case unlink
-        /// `mkdir(2)`.
+        /// `mkdir(2)`, or `mkdirat(2)` in an open directory.
         case mkdir
-        /// `rmdir(2)`.
+        /// `unlinkat(2)` of an empty directory (`AT_REMOVEDIR`).
         case rmdir
-        /// `lstat(2)`: the status of a path, not following a final symbolic link.
+        /// `lstat(2)`, or `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: the status of
+        /// a name, not following a final symbolic link.
         case lstat
         /// `fstat(2)`: the status of an open file.
         case fstat
-        /// Listing a directory (`opendir(3)`, `readdir(3)`).
+        /// Listing a directory (`opendir(3)` or `fdopendir(3)`, `readdir(3)`).
         case readDirectory
-        /// Creating a new temporary file (`open(2)` with `O_CREAT|O_EXCL`, mode 0600).
+        /// Creating a new temporary file (`openat(2)` with `O_CREAT|O_EXCL`, mode 0600).
         case createTemporaryFile
         /// `fsync(2)` of a directory, which makes renames and new names in it durable.
         case syncDirectory
@@ -127,7 +129,7 @@ public struct FileSystem: Sendable {
 
     /// Called before every call; throwing makes the call fail with that errno
     /// without reaching the system (for `close`, after the real close).
-    private let interceptor: @Sendable (Call) throws(Errno) -> Void
+    let interceptor: @Sendable (Call) throws(Errno) -> Void
 
     private init(interceptor: @escaping @Sendable (Call) throws(Errno) -> Void) {
         self.interceptor = interceptor
@@ -267,42 +269,10 @@ public struct FileSystem: Sendable {
         }
     }
 
-    /// Atomically renames `source` to `destination`, replacing it if it exists.
-    public func rename(_ source: FilePath, to destination: FilePath) throws(Errno) {
-        try interceptor(Call(operation: .rename, path: source, destination: destination))
-        try Self.retrying {
-            source.withPlatformString { from in
-                destination.withPlatformString { to in Glibc.rename(from, to) }
-            }
-        }
-    }
-
-    /// Makes `destination` a second name (hard link) of the file `source`.
-    public func link(_ source: FilePath, to destination: FilePath) throws(Errno) {
-        try interceptor(Call(operation: .link, path: source, destination: destination))
-        try Self.retrying {
-            source.withPlatformString { from in
-                destination.withPlatformString { to in Glibc.link(from, to) }
-            }
-        }
-    }
-
-    /// Removes the name `path`.
-    public func unlink(_ path: FilePath) throws(Errno) {
-        try interceptor(Call(operation: .unlink, path: path))
-        try Self.retrying { path.withPlatformString { Glibc.unlink($0) } }
-    }
-
     /// Creates the directory `path` with `permissions` (less the umask).
     public func mkdir(_ path: FilePath, permissions: FilePermissions) throws(Errno) {
         try interceptor(Call(operation: .mkdir, path: path))
         try Self.retrying { path.withPlatformString { Glibc.mkdir($0, permissions.rawValue) } }
-    }
-
-    /// Removes the empty directory `path`.
-    public func rmdir(_ path: FilePath) throws(Errno) {
-        try interceptor(Call(operation: .rmdir, path: path))
-        try Self.retrying { path.withPlatformString { Glibc.rmdir($0) } }
     }
 
     /// The status of `path` itself (a final symbolic link is not followed).
@@ -333,10 +303,15 @@ public struct FileSystem: Sendable {
         }
         guard let directory = handle else { throw Errno.ioError }
         defer { Glibc.closedir(directory) }
+        return try Self.names(in: directory)
+    }
+
+    /// The names `stream` lists from where it stands, without `.` and `..`.
+    static func names(in stream: OpaquePointer) throws(Errno) -> [String] {
         var names: [String] = []
         while true {
             Glibc.errno = 0
-            guard let entry = Glibc.readdir(directory) else {
+            guard let entry = Glibc.readdir(stream) else {
                 let code = Glibc.errno
                 if code == 0 { break }
                 if code == EINTR { continue }
@@ -351,26 +326,6 @@ public struct FileSystem: Sendable {
             }
         }
         return names
-    }
-
-    /// Creates a new, empty file in `directory` named `prefix` plus a random
-    /// suffix plus `.tmp`, opened write-only, with mode 0600 whatever the umask.
-    public func createTemporaryFile(
-        in directory: FilePath,
-        prefix: String
-    ) throws(Errno) -> (descriptor: FileDescriptor, path: FilePath) {
-        try interceptor(Call(operation: .createTemporaryFile, path: directory))
-        var attempts = 0
-        while true {
-            let path = directory.appending(prefix + Self.randomSuffix() + ".tmp")
-            do {
-                let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-                let descriptor = try Self.rawOpen(path, flags, [.ownerReadWrite])
-                return (descriptor, path)
-            } catch where error == .fileExists && attempts < 100 {
-                attempts += 1
-            }
-        }
     }
 
     /// Flushes the directory `path` itself, making renames and new or removed
@@ -397,7 +352,7 @@ public struct FileSystem: Sendable {
 
     // MARK: - Helpers
 
-    private static func rawOpen(
+    static func rawOpen(
         _ path: FilePath,
         _ flags: CInt,
         _ permissions: FilePermissions?
@@ -411,7 +366,7 @@ public struct FileSystem: Sendable {
     }
 
     /// Runs `call` until it does not fail with EINTR; a -1 result throws errno.
-    private static func retrying(_ call: () -> CInt) throws(Errno) {
+    static func retrying(_ call: () -> CInt) throws(Errno) {
         while true {
             if call() == 0 { return }
             let code = Glibc.errno
@@ -419,7 +374,7 @@ public struct FileSystem: Sendable {
         }
     }
 
-    private static func status(_ raw: Glibc.stat) -> Status {
+    static func status(_ raw: Glibc.stat) -> Status {
         let kind: Status.Kind =
             switch raw.st_mode & 0o170000 {
             case 0o100000: .regular

@@ -1,6 +1,7 @@
 import Foundation
 import RestoredArchive
 import SystemPackage
+import Synchronization
 import Testing
 
 @Suite("Archive store")
@@ -373,6 +374,78 @@ struct ArchiveStoreTests {
         )
         #expect(throws: ArchiveStoreError.unsafeDirectory(good.appDirectory(for: Samples.notes), .symbolicLink)) {
             try good.write(Samples.small())
+        }
+    }
+
+    /// Writes a second archive through a store whose directory `swapped`
+    /// (the state directory or the app's) is replaced, once the write has
+    /// opened it, by a symbolic link to a directory of the test's: the write
+    /// must land in the directory it checked, and nothing in the link's target.
+    static func writeWhileSwapping(_ which: (ArchiveStore) -> FilePath) throws {
+        let temporary = try TemporaryDirectory()
+        let store = ArchiveStore(directory: temporary.path.appending("state"))
+        let first = try store.write(Samples.small(note: "first"))
+        let swapped = which(store)
+        let moved = FilePath(swapped.string + ".moved")
+        let elsewhere = temporary.path.appending("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere.string, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: elsewhere.appending(Samples.notes.rawValue).string, withIntermediateDirectories: false)
+        let swaps = Mutex(0)
+        let swapping = FileSystem.live.intercepting { call in
+            // The temporary file is made once both directories are open and checked.
+            guard call.operation == .createTemporaryFile else { return }
+            swaps.withLock { count in
+                count += 1
+                #expect(rename(swapped.string, moved.string) == 0)
+                #expect(symlink(elsewhere.string, swapped.string) == 0)
+            }
+        }
+        let second = try ArchiveStore(directory: store.directory, fileSystem: swapping).write(Samples.small(note: "second"))
+        #expect(swaps.withLock { $0 } == 1)
+        #expect(second.generation == 2)
+
+        // Nothing went through the link.
+        #expect(Files.names(in: elsewhere) == [Samples.notes.rawValue])
+        #expect(Files.names(in: elsewhere.appending(Samples.notes.rawValue)).isEmpty)
+        // Everything is in the directory that was checked, now by its new name.
+        let appDirectory = swapped == store.directory ? moved.appending(Samples.notes.rawValue) : moved
+        #expect(Files.names(in: appDirectory) == ["archive", "archive.previous"])
+        if swapped == store.directory {
+            #expect(try ArchiveStore(directory: moved).read(Samples.notes).archive == second)
+        }
+        #expect(try ArchiveCodec.decode(Files.bytes(at: appDirectory.appending("archive"))) == second)
+        #expect(try ArchiveCodec.decode(Files.bytes(at: appDirectory.appending("archive.previous"))) == first)
+        // The link is refused from now on.
+        #expect(throws: ArchiveStoreError.unsafeDirectory(swapped, .symbolicLink)) { try store.read(Samples.notes) }
+    }
+
+    @Test("the state directory swapped for a symbolic link after it was checked: the write lands in the directory checked, nothing through the link")
+    func stateDirectorySwappedMidWrite() throws {
+        try Self.writeWhileSwapping { $0.directory }
+    }
+
+    @Test("an app directory swapped for a symbolic link after it was checked: the write lands in the directory checked, nothing through the link")
+    func appDirectorySwappedMidWrite() throws {
+        try Self.writeWhileSwapping { $0.appDirectory(for: Samples.notes) }
+    }
+
+    @Test("each directory is opened and checked once per write and per read; no file in it is reached by a path through it")
+    func directoriesCheckedOnce() throws {
+        let temporary = try TemporaryDirectory()
+        let setupStore = ArchiveStore(directory: temporary.path)
+        try setupStore.write(Samples.small(note: "first"))
+        let calls = Mutex<[FileSystem.Call]>([])
+        let recording = FileSystem.live.intercepting { call in calls.withLock { $0.append(call) } }
+        let store = ArchiveStore(directory: temporary.path, fileSystem: recording)
+        let appDirectory = store.appDirectory(for: Samples.notes)
+        for run in [{ _ = try store.write(Samples.small(note: "second")) }, { _ = try store.read(Samples.notes) }] as [() throws -> Void] {
+            calls.withLock { $0.removeAll() }
+            try run()
+            let log = calls.withLock { $0 }
+            #expect(log.filter { $0.operation == .open && $0.path == temporary.path }.count == 1, "\(log)")
+            #expect(log.filter { $0.operation == .open && $0.path == appDirectory }.count == 1, "\(log)")
+            // The checks are made on the descriptors, not by path.
+            #expect(!log.contains { $0.operation == .lstat && ($0.path == temporary.path || $0.path == appDirectory) }, "\(log)")
         }
     }
 
