@@ -98,7 +98,7 @@ final class PaneObject: RestorableObject, RestorationClass {
             respawn.append("exec /bin/sh -c 'cat \(file.string); rm -f \(file.string); exec \"${SHELL:-/bin/sh}\" -l'")
             commands.append(respawn)
         }
-        // Run with the window's layout, in one tmux call per window.
+        // Run with the window's layout, with its session's other windows.
         window.commands += commands
         plugin.restore.paneMade(at: path, in: window, target: target, printing: printed)
         return PaneObject(index: window.lastPane)

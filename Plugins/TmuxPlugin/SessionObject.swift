@@ -94,11 +94,12 @@ final class SessionObject: RestorableObject, RestorationClass {
             return nil
         }
         // Already there: left alone, with its windows (no duplicates).
-        if (try? runner.run(["has-session", "-t", "=\(name)"])) != nil { return nil }
+        if plugin.restore.hasSession(named: name, on: runner) { return nil }
         do {
             if let leader = try coder.decode(String.self, forKey: "groupLeader") {
                 guard TmuxName.isSessionName(leader) else { throw TmuxError.invalidState("its group's first session has a name tmux could not have made") }
                 _ = try runner.run(["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-t", "=\(leader)"])
+                plugin.restore.sessionCreated(named: name, on: runner)
                 return SessionObject(name: name, runner: runner, initialWindow: nil, plugin: plugin)
             }
             let width = try coder.decode(Int.self, forKey: "width") ?? 80
@@ -106,6 +107,7 @@ final class SessionObject: RestorableObject, RestorationClass {
             var command = ["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
             if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
             let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
+            plugin.restore.sessionCreated(named: name, on: runner)
             let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""), plugin: plugin)
             plugin.restore.sessionMade(session, at: path)
             return session

@@ -216,7 +216,8 @@ final class TmuxPlugin: RestorationPlugin {
     var restore = TmuxRestore()
 
     func restorationDidFinish() {
-        for (runner, commands) in restore.sessionCommands { _ = try? runner.run(commands: commands) }
+        restore.makeWindows { context.log($0, level: .warning) }
+        restore.finishSessions()
         typePrograms()
         replayEditors()
         // The sessions that kept an old tmux's new server alive (see ServerObject).

@@ -14,18 +14,33 @@ struct TmuxRestore {
     struct Window {
         let runner: TmuxRunner
         let target: String
+        /// The window's index in its session.
+        let index: Int
         /// The pane tmux made with the window.
         let firstPane: Int
         /// The pane created last.
         var lastPane: Int
         /// Whether a saved pane took the first pane.
         var firstPaneUsed = false
-        /// The commands that make its panes, run with its layout in one
-        /// tmux call once all its panes are known.
+        /// The commands that make it and its panes, run with its
+        /// arrangement once all its panes are known.
         var commands: [[String]] = []
+        /// The commands that give it its layout and its active and last
+        /// panes, once made (its ``WindowObject/finishedRestoringState()``).
+        var arranging: [[String]] = []
+        /// The command that zooms its active pane, run last, if it was zoomed.
+        var zoom: [String]?
+        /// What is run when `arranging` fails: the least arrangement.
+        var fallback: [[String]] = []
         /// The files its panes print (their saved text), each removed by
         /// the pane's shell once printed.
         var paneFiles: [FilePath] = []
+
+        /// The panes it has once made.
+        var paneCount: Int { lastPane - firstPane + 1 }
+
+        /// Every command that makes and arranges it, in order.
+        var allCommands: [[String]] { commands + arranging + (zoom.map { [$0] } ?? []) }
     }
 
     /// A pane this restore makes: its server and target.
@@ -57,6 +72,8 @@ struct TmuxRestore {
     private(set) var sessions: [RestorationPath: SessionObject] = [:]
     /// The windows made, by path.
     private(set) var windows: [RestorationPath: Window] = [:]
+    /// The windows' paths, in the order they were made.
+    private(set) var windowOrder: [RestorationPath] = []
     /// The panes made, by path.
     private(set) var panes: [RestorationPath: Pane] = [:]
     /// The programs typed again, by path.
@@ -79,6 +96,9 @@ struct TmuxRestore {
     private(set) var unprintedFiles: [FilePath] = []
     /// Each server's `pane-base-index`, asked once.
     private var paneBaseIndexes: [FilePath: Int] = [:]
+    /// The sessions each server had when this restore first asked, and
+    /// the ones it made since.
+    private var existingSessions: [FilePath: Set<String>] = [:]
 
     /// A server was started for this restore.
     mutating func serverStarted(_ name: String, placeholderSession: (runner: TmuxRunner, session: String)?) {
@@ -98,7 +118,16 @@ struct TmuxRestore {
 
     /// The window at `path` is to be made with `window`'s commands.
     mutating func windowMade(_ window: Window, at path: RestorationPath) {
+        if windows[path] == nil { windowOrder.append(path) }
         windows[path] = window
+    }
+
+    /// The window at `path` gets `arranging`, then `zoom`, once made; when
+    /// `arranging` fails, `fallback`.
+    mutating func windowArranged(at path: RestorationPath, arranging: [[String]], zoom: [String]?, fallback: [[String]]) {
+        windows[path]?.arranging = arranging
+        windows[path]?.zoom = zoom
+        windows[path]?.fallback = fallback
     }
 
     /// The pane at `path` (of the window at its parent, now `window`) is
@@ -131,6 +160,42 @@ struct TmuxRestore {
     /// No nvim will come up in `program`'s pane: its state waits for nothing.
     mutating func programNotTyped(_ program: PendingProgram) {
         pendingEditors.removeAll { $0.target == program.target && $0.runner.socket == program.runner.socket }
+    }
+
+    /// Whether `runner`'s server has a session named `name`: its sessions
+    /// are listed once per restore (a `has-session` per saved session
+    /// started a tmux client each). When they cannot be listed, it asks
+    /// for this one.
+    mutating func hasSession(named name: String, on runner: TmuxRunner) -> Bool {
+        if existingSessions[runner.socket] == nil, let output = try? runner.run(["list-sessions", "-F", "#{session_name}"]) {
+            existingSessions[runner.socket] = Set(output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init))
+        }
+        guard let known = existingSessions[runner.socket] else {
+            return (try? runner.run(["has-session", "-t", "=\(name)"])) != nil
+        }
+        return known.contains(name)
+    }
+
+    /// The session `name` was made on `runner`'s server.
+    mutating func sessionCreated(named name: String, on runner: TmuxRunner) {
+        existingSessions[runner.socket]?.insert(name)
+    }
+
+    /// Runs what each session does once all its windows exist, in one tmux
+    /// call per server; when that fails, one call per session, so one
+    /// session's failure costs only itself.
+    func finishSessions() {
+        var servers: [FilePath] = []
+        var callsOfServer: [FilePath: (runner: TmuxRunner, calls: [[[String]]])] = [:]
+        for (runner, commands) in sessionCommands {
+            if callsOfServer[runner.socket] == nil { servers.append(runner.socket) }
+            callsOfServer[runner.socket, default: (runner, [])].calls.append(commands)
+        }
+        for server in servers {
+            guard let (runner, calls) = callsOfServer[server] else { continue }
+            if calls.count > 1, (try? runner.run(commands: calls.flatMap { $0 })) != nil { continue }
+            for commands in calls { _ = try? runner.run(commands: commands) }
+        }
     }
 
     /// The index tmux gives a new window's first pane on `runner`'s server.

@@ -20,9 +20,8 @@ final class WindowObject: RestorableObject, RestorationClass {
     let isActive: Bool
     let isLast: Bool
 
-    /// At a restore: the server and the window's target, and the plugin
-    /// holding the commands that make its panes.
-    private var runner: TmuxRunner?
+    /// At a restore: the window's target, and the plugin holding the
+    /// commands that make it and its panes.
     private var target = ""
     private weak var plugin: TmuxPlugin?
     private var path: RestorationPath?
@@ -48,9 +47,8 @@ final class WindowObject: RestorableObject, RestorationClass {
         lastPane = panes.first { $0.isLast }
     }
 
-    private init(index: Int, runner: TmuxRunner, target: String, plugin: TmuxPlugin, path: RestorationPath) {
+    private init(index: Int, target: String, plugin: TmuxPlugin, path: RestorationPath) {
         restorationIdentifier = String(index)
-        self.runner = runner
         self.target = target
         self.plugin = plugin
         self.path = path
@@ -94,7 +92,7 @@ final class WindowObject: RestorableObject, RestorationClass {
             plugin.context.log("\(path): cannot restore the window: \(error)", level: .error)
             return nil
         }
-        // Made with its panes and layout, in one tmux call (finishedRestoringState).
+        // Made with its panes and layout at the restore's end (TmuxRestore.makeWindows).
         var commands: [[String]]
         if session.initialWindow == index {
             // The window tmux made with the session: its shell starts again in the directory.
@@ -110,17 +108,18 @@ final class WindowObject: RestorableObject, RestorationClass {
         // Named by rename-window: `new-window -n` read formats in some
         // versions and not in others (``TmuxLiteral``).
         if let name { commands.append(["rename-window", "-t", target, plugin.literal(SavedText.printable(name), for: .name, runner: runner)]) }
-        var window = TmuxRestore.Window(runner: runner, target: target, firstPane: firstPane, lastPane: firstPane)
+        var window = TmuxRestore.Window(runner: runner, target: target, index: index, firstPane: firstPane, lastPane: firstPane)
         window.commands = commands
         plugin.restore.windowMade(window, at: path)
-        return WindowObject(index: index, runner: runner, target: target, plugin: plugin, path: path)
+        return WindowObject(index: index, target: target, plugin: plugin, path: path)
     }
 
-    /// Makes the window and its panes and applies its layout, zoom and
-    /// active and last panes, in one tmux call.
+    /// Says how the window is arranged once made: its layout, zoom and
+    /// active and last panes. The window is made with its panes and this
+    /// arrangement at the restore's end, with the other windows of its
+    /// session (``TmuxRestore/makeWindows(warn:)``).
     func finishedRestoringState() {
-        guard let runner else { return }
-        let making = path.flatMap { plugin?.restore.windows[$0]?.commands } ?? []
+        guard let path else { return }
         var arranging: [[String]] = [["set-window-option", "-t", target, "automatic-rename", automaticRename ? "on" : "off"]]
         // A malformed layout crashes tmux 3.3a's server, sessions and all:
         // only one that reads as tmux writes them is given back.
@@ -132,20 +131,10 @@ final class WindowObject: RestorableObject, RestorationClass {
         for pane in [lastPane, activePane].compactMap({ $0 }) {
             if let index = pane.index { arranging.append(["select-pane", "-t", "\(target).\(index)"]) }
         }
-        // Zoom last: a sequence that fails stops before it, so arranging
-        // again below never toggles it twice.
-        if zoomed, let index = activePane?.index { arranging.append(["resize-pane", "-Z", "-t", "\(target).\(index)"]) }
-        do {
-            _ = try runner.run(commands: making + arranging)
-        } catch {
-            // tmux ran the commands up to the one that failed (a pane with
-            // no room, a layout that no longer fits): the window is arranged
-            // as far as it can be, and only what failed is missing.
-            plugin?.context.log("\(target): the window is not all as it was: \(error)", level: .warning)
-            if let path { plugin?.restore.windowFailed(at: path) }
-            if (try? runner.run(commands: arranging)) == nil {
-                _ = try? runner.run(commands: [arranging[0], ["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"]])
-            }
-        }
+        // Zoom last: a sequence that fails stops before it, and arranging
+        // again zooms only a window that is not zoomed (a zoom toggles).
+        let zoom = zoomed ? activePane?.index.map { ["resize-pane", "-Z", "-t", "\(target).\($0)"] } : nil
+        let fallback = [arranging[0], ["select-pane", "-t", "\(target).\(activePane?.index ?? 0)"]]
+        plugin?.restore.windowArranged(at: path, arranging: arranging, zoom: zoom, fallback: fallback)
     }
 }

@@ -236,6 +236,95 @@ import TerminalPrograms
         #expect(await daemon.terminated() == 0)
     }
 
+    @Test("The windows of a session are made in one tmux call; one whose layout no longer fits its panes stops that call, is said to be not all as it was and gets the least arrangement, and the windows before and after it come back whole (layout, zoom, active window)")
+    func oneWindowFailsInABatch() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let server = try Self.server("default", in: tmuxDirectory)
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "work", "-x", "120", "-y", "40"],
+            ["split-window", "-h", "-t", "=work:0"],
+            ["new-window", "-d", "-t", "=work:1"], ["split-window", "-t", "=work:1"], ["split-window", "-t", "=work:1"],
+            ["new-window", "-d", "-t", "=work:2"], ["split-window", "-h", "-t", "=work:2"], ["resize-pane", "-Z", "-t", "=work:2.1"],
+            ["select-window", "-t", "=work:2"],
+        ])
+        let before = Self.comparable(try TmuxSnapshot.read(from: server))
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop() }
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+
+        // Window 1 (three panes) gets window 0's layout, of two: tmux refuses
+        // it ("have 3 panes but need 2") in the middle of the session's call.
+        let file = environment.state + "/\(Self.appID)/archive"
+        var archive = try ArchiveCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+        func layout(ofWindow index: String) throws -> (object: Int, entry: Int, value: StoredValue) {
+            let object = try #require(archive.objects.firstIndex { $0.path.depth == 3 && $0.path.components.last?.identifier == index })
+            let entries = try StateContainerReader.decodeEntries(archive.objects[object].state)
+            let entry = try #require(entries.firstIndex { $0.key == "layout" })
+            return (object, entry, entries[entry].value)
+        }
+        let two = try layout(ofWindow: "0").value
+        let three = try layout(ofWindow: "1")
+        var entries = try StateContainerReader.decodeEntries(archive.objects[three.object].state)
+        entries[three.entry].value = two
+        archive.objects[three.object].state = StateContainerWriter.encode(entries)
+        try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        let log = environment.log("restored.log")
+        #expect(log.contains("=work:1: the window is not all as it was"), "\(log)")
+        #expect(!log.contains("=work:0: the window is not all as it was") && !log.contains("=work:2: the window is not all as it was"), "\(log)")
+        let after = Self.comparable(try TmuxSnapshot.read(from: server))
+        // Windows 0 and 2 and the session are as they were; window 1 has its
+        // three panes, arranged as tmux could.
+        #expect(after.count == before.count, "\(after)")
+        for (line, expected) in zip(after, before) where !line.hasPrefix("  window 1 ") {
+            #expect(line == expected)
+        }
+        #expect(after.filter { $0.hasPrefix("  window 1 ") }.count == 1, "\(after)")
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("A session whose windows' commands pass what one tmux call carries (16 KiB) is made in several calls, each window whole in its directory, none said to be not all as it was")
+    func windowsInSeveralCalls() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
+        let server = try Self.server("default", in: tmuxDirectory)
+        defer { _ = try? server.run(["kill-server"]) }
+        // 60 windows, each in a directory of a 200-character name: some
+        // 20 KiB of commands for the session.
+        let directories = (0 ..< 60).map { tmuxDirectory + "/" + String(repeating: "d", count: 200) + "-\($0)" }
+        for directory in directories { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false) }
+        var building: [[String]] = [["new-session", "-d", "-s", "wide", "-c", directories[0]]]
+        for (index, directory) in directories.enumerated().dropFirst() { building.append(["new-window", "-d", "-t", "=wide:\(index)", "-c", directory]) }
+        for commands in stride(from: 0, to: building.count, by: 20).map({ Array(building[$0 ..< min($0 + 20, building.count)]) }) {
+            _ = try server.run(commands: commands)
+        }
+        let before = Self.comparable(try TmuxSnapshot.read(from: server))
+        #expect(before.count == 121)
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop() }
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        let log = environment.log("restored.log")
+        #expect(!log.contains("not all as it was"), "\(log)")
+        // Each pane's directory is its shell's, reached an instant after its window.
+        try await LogindInhibitorTests.eventually { Self.comparable(try TmuxSnapshot.read(from: server)) == before }
+        #expect(await daemon.terminated() == 0)
+    }
+
     @Test("R6: a save at the end of the session (logind closing when restored is stopped) that finds the servers gone answers \"keep what you have\" and the last archive stays; after the user quit tmux in a live session, the archive goes")
     func goingAwayOrQuit() async throws {
         let environment = try await Environment.make()
