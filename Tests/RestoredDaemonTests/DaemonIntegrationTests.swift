@@ -85,16 +85,27 @@ import Testing
             try FileManager.default.createSymbolicLink(atPath: plugins + "/lib\(product).so", withDestinationPath: BuildProducts.plugin(product))
         }
 
-        /// Starts restored (log `restored.log`, no autosave), waits until it
-        /// is ready, and saves `appID` once: the daemon, a client of its admin
-        /// API, and the generation of the archive written.
-        func startAndSave(_ appID: String, environment variables: [String: String]) async throws -> (daemon: ChildProcess, admin: AdminClient, generation: UInt64) {
-            let daemon = try startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        /// Starts restored (log `restored.log`, no autosave, then `extra`),
+        /// waits until it is ready, and saves `appID` once: the daemon, a
+        /// client of its admin API, and the generation of the archive written.
+        func startAndSave(
+            _ appID: String, arguments extra: [String] = [], environment variables: [String: String]
+        ) async throws -> (daemon: ChildProcess, admin: AdminClient, generation: UInt64) {
+            let daemon = try startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"] + extra, environment: variables)
             _ = try await waitForNotify("READY=1")
             let admin = try await admin()
             #expect(try await admin.call("Save", [.strings([appID])]) == [.uint32(1)], "\(log("restored.log"))")
             let generation = try #require(try await admin.apps()[appID]?["Generation"]?.uint64Value)
             return (daemon, admin, generation)
+        }
+
+        /// Rewrites `appID`'s current archive with `change` applied, encoded
+        /// again with a valid checksum: an archive as a test wants it.
+        func editArchive(of appID: String, _ change: (inout Archive) throws -> Void) throws {
+            let file = URL(fileURLWithPath: state + "/\(appID)/archive")
+            var archive = try ArchiveCodec.decode(Array(try Data(contentsOf: file)))
+            try change(&archive)
+            try Data(ArchiveCodec.encode(archive)).write(to: file)
         }
 
         /// A client of the admin API on the session bus.

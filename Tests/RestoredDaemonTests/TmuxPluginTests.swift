@@ -27,6 +27,15 @@ import TerminalPrograms
         return directory
     }
 
+    /// A test's environment with the tmux plugin, its `TMUX_TMPDIR`, and a
+    /// runner for the server `default` there (the caller kills it).
+    static func environmentWithServer() async throws -> (environment: Environment, tmuxDirectory: String, server: TmuxRunner) {
+        let environment = try await Environment.make()
+        try environment.addPlugin("TmuxPlugin")
+        let tmuxDirectory = try tmuxDirectory(in: environment)
+        return (environment, tmuxDirectory, try server("default", in: tmuxDirectory))
+    }
+
     /// A runner for the server `name` in the `TMUX_TMPDIR` `directory`.
     static func server(_ name: String, in directory: String) throws -> TmuxRunner {
         var environment = ProcessInfo.processInfo.environment
@@ -193,10 +202,7 @@ import TerminalPrograms
 
     @Test("A window that cannot be made whole (a session too small for its panes) leaves none of its panes' saved text behind in XDG_RUNTIME_DIR; the pane that was made prints its own and removes it")
     func unprintedPaneText() async throws {
-        let environment = try await Environment.make()
-        try environment.addPlugin("TmuxPlugin")
-        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
-        let server = try Self.server("default", in: tmuxDirectory)
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(commands: [
             ["new-session", "-d", "-s", "tiny", "-x", "80", "-y", "24"],
@@ -206,26 +212,19 @@ import TerminalPrograms
         try await LogindInhibitorTests.eventually {
             ((try? server.run(["capture-pane", "-p", "-t", "=tiny:0.2"])) ?? "").contains("pane-text-2\n")
         }
-        let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0", "--option", "\(Self.appID):pane-contents=true"],
-            environment: Self.shellEnvironment(tmuxDirectory)
-        )
-        defer { daemon.stop() }
-        _ = try await environment.waitForNotify("READY=1")
-        let admin = try await environment.admin()
-        defer { admin.close() }
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let (daemon, admin, _) = try await environment.startAndSave(
+            Self.appID, arguments: ["--option", "\(Self.appID):pane-contents=true"], environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop(); admin.close() }
         _ = try server.run(["kill-server"])
 
         // The session comes back 1x1: no room to split its window.
-        let file = environment.state + "/\(Self.appID)/archive"
-        var archive = try ArchiveCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
-        let session = try #require(archive.objects.firstIndex { $0.path.depth == 2 })
-        var entries = try StateContainerReader.decodeEntries(archive.objects[session].state)
-        for index in entries.indices where ["width", "height"].contains(entries[index].key) { entries[index].value = .int64(1) }
-        archive.objects[session].state = StateContainerWriter.encode(entries)
-        #expect(archive.objects.filter { $0.path.depth == 4 }.count == 3)
-        try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
+        try environment.editArchive(of: Self.appID) { archive in
+            let session = try #require(archive.objects.firstIndex { $0.path.depth == 2 })
+            var entries = try StateContainerReader.decodeEntries(archive.objects[session].state)
+            for index in entries.indices where ["width", "height"].contains(entries[index].key) { entries[index].value = .int64(1) }
+            archive.objects[session].state = StateContainerWriter.encode(entries)
+            #expect(archive.objects.filter { $0.path.depth == 4 }.count == 3)
+        }
 
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
         #expect((try? server.run(["has-session", "-t", "=tiny"])) != nil, "\(environment.log("restored.log"))")
@@ -238,10 +237,7 @@ import TerminalPrograms
 
     @Test("The windows of a session are made in one tmux call; one whose layout no longer fits its panes stops that call, is said to be not all as it was and gets the least arrangement, and the windows before and after it come back whole (layout, zoom, active window)")
     func oneWindowFailsInABatch() async throws {
-        let environment = try await Environment.make()
-        try environment.addPlugin("TmuxPlugin")
-        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
-        let server = try Self.server("default", in: tmuxDirectory)
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
         defer { _ = try? server.run(["kill-server"]) }
         _ = try server.run(commands: [
             ["new-session", "-d", "-s", "work", "-x", "120", "-y", "40"],
@@ -251,30 +247,23 @@ import TerminalPrograms
             ["select-window", "-t", "=work:2"],
         ])
         let before = Self.comparable(try TmuxSnapshot.read(from: server))
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
-        defer { daemon.stop() }
-        _ = try await environment.waitForNotify("READY=1")
-        let admin = try await environment.admin()
-        defer { admin.close() }
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop(); admin.close() }
         _ = try server.run(["kill-server"])
 
         // Window 1 (three panes) gets window 0's layout, of two: tmux refuses
         // it ("have 3 panes but need 2") in the middle of the session's call.
-        let file = environment.state + "/\(Self.appID)/archive"
-        var archive = try ArchiveCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
-        func layout(ofWindow index: String) throws -> (object: Int, entry: Int, value: StoredValue) {
-            let object = try #require(archive.objects.firstIndex { $0.path.depth == 3 && $0.path.components.last?.identifier == index })
-            let entries = try StateContainerReader.decodeEntries(archive.objects[object].state)
-            let entry = try #require(entries.firstIndex { $0.key == "layout" })
-            return (object, entry, entries[entry].value)
+        try environment.editArchive(of: Self.appID) { archive in
+            func layout(ofWindow index: String) throws -> (object: Int, entries: [StoredEntry], entry: Int) {
+                let object = try #require(archive.objects.firstIndex { $0.path.depth == 3 && $0.path.components.last?.identifier == index })
+                let entries = try StateContainerReader.decodeEntries(archive.objects[object].state)
+                return (object, entries, try #require(entries.firstIndex { $0.key == "layout" }))
+            }
+            let two = try layout(ofWindow: "0")
+            var three = try layout(ofWindow: "1")
+            three.entries[three.entry].value = two.entries[two.entry].value
+            archive.objects[three.object].state = StateContainerWriter.encode(three.entries)
         }
-        let two = try layout(ofWindow: "0").value
-        let three = try layout(ofWindow: "1")
-        var entries = try StateContainerReader.decodeEntries(archive.objects[three.object].state)
-        entries[three.entry].value = two
-        archive.objects[three.object].state = StateContainerWriter.encode(entries)
-        try Data(ArchiveCodec.encode(archive)).write(to: URL(fileURLWithPath: file))
 
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
         let log = environment.log("restored.log")
@@ -293,10 +282,7 @@ import TerminalPrograms
 
     @Test("A session whose windows' commands pass what one tmux call carries (16 KiB) is made in several calls, each window whole in its directory, none said to be not all as it was")
     func windowsInSeveralCalls() async throws {
-        let environment = try await Environment.make()
-        try environment.addPlugin("TmuxPlugin")
-        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
-        let server = try Self.server("default", in: tmuxDirectory)
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
         defer { _ = try? server.run(["kill-server"]) }
         // 60 windows, each in a directory of a 200-character name: some
         // 20 KiB of commands for the session.
@@ -309,12 +295,8 @@ import TerminalPrograms
         }
         let before = Self.comparable(try TmuxSnapshot.read(from: server))
         #expect(before.count == 121)
-        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory))
-        defer { daemon.stop() }
-        _ = try await environment.waitForNotify("READY=1")
-        let admin = try await environment.admin()
-        defer { admin.close() }
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop(); admin.close() }
         _ = try server.run(["kill-server"])
 
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
@@ -372,10 +354,7 @@ import TerminalPrograms
 
     @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback); names and directories holding #(...) or / come back as they were and run nothing")
     func withoutUserManager() async throws {
-        let environment = try await Environment.make()
-        try environment.addPlugin("TmuxPlugin")
-        let tmuxDirectory = try Self.tmuxDirectory(in: environment)
-        let server = try Self.server("default", in: tmuxDirectory)
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
         defer { _ = try? server.run(["kill-server"]) }
         // Names and directories tmux would expand as formats (#(...) runs a
         // command), and a session name holding "/", which no restoration
