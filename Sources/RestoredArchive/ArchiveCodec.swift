@@ -246,10 +246,23 @@ public enum ArchiveCodec {
     /// encoded (from a plugin host) without encoding it again; check it with
     /// ``check(_:)`` first.
     public static func restamped(_ bytes: [UInt8], generation: UInt64) -> [UInt8] {
+        restamped(bytes, restoreAttempts: 0, generation: generation)
+    }
+
+    /// `bytes`, a complete archive, with `restoreAttempts` in its header
+    /// (R15) and the checksum computed again; nothing else changes. For
+    /// counting a restore in an archive read as it is (``EncodedArchive``).
+    public static func restamped(_ bytes: [UInt8], restoreAttempts: UInt32) -> [UInt8] {
+        precondition(bytes.count >= headerLength + trailerLength, "not an archive")
+        let generation = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 20, as: UInt64.self)) }
+        return restamped(bytes, restoreAttempts: restoreAttempts, generation: generation)
+    }
+
+    private static func restamped(_ bytes: [UInt8], restoreAttempts: UInt32, generation: UInt64) -> [UInt8] {
         precondition(bytes.count >= headerLength + trailerLength, "not an archive")
         var copy = bytes
         copy.withUnsafeMutableBytes { buffer in
-            buffer.storeBytes(of: UInt32(0).littleEndian, toByteOffset: 16, as: UInt32.self)
+            buffer.storeBytes(of: restoreAttempts.littleEndian, toByteOffset: 16, as: UInt32.self)
             buffer.storeBytes(of: generation.littleEndian, toByteOffset: 20, as: UInt64.self)
             let end = buffer.count - trailerLength
             let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[..<end]))

@@ -148,12 +148,12 @@ public struct ArchiveStore: Sendable {
         replacement.removeLeftovers()
         // The header and checksum tell whether a file is intact and its
         // generation; decoding the payloads would double the cost of a save.
-        let current = StoredArchiveFile.load(Generation.current.fileName, in: appDirectory, of: appID, sealOnly: true)
+        let current = StoredArchiveFile.load(Generation.current.fileName, in: appDirectory, of: appID, depth: .seal)
         if let problem = current.problem, case .unreadable(let operation, let errno) = problem.reason {
             // It may well be a good archive: never replace what could not be read.
             throw appDirectory.failure(operation, Generation.current.fileName, errno)
         }
-        let previous = StoredArchiveFile.load(Generation.previous.fileName, in: appDirectory, of: appID, sealOnly: true)
+        let previous = StoredArchiveFile.load(Generation.previous.fileName, in: appDirectory, of: appID, depth: .seal)
         let stored = max(current.generation ?? 0, previous.generation ?? 0)
         let bytes = encode(stored == .max ? .max : stored + 1)
         guard bytes.count <= Self.maximumArchiveSize else {
@@ -193,7 +193,7 @@ public struct ArchiveStore: Sendable {
         of appID: AppID, in appDirectory: ArchiveDirectory, current: StoredArchiveFile, previous: StoredArchiveFile
     ) throws(ArchiveStoreError) -> (made: Bool, generation: UInt64?) {
         let complete = Generation.lastComplete.fileName
-        let pinned = StoredArchiveFile.load(complete, in: appDirectory, of: appID, sealOnly: true)
+        let pinned = StoredArchiveFile.load(complete, in: appDirectory, of: appID, depth: .seal)
         var pinnedGeneration: UInt64?
         if case .sealed(let seal, _) = pinned, !seal.isPartial { pinnedGeneration = seal.generation }
         let source: (name: String, generation: UInt64)
@@ -223,15 +223,25 @@ public struct ArchiveStore: Sendable {
     /// (a newer format, an I/O error) must not be replaced by older content.
     /// Atomic and durable like ``write(_:)``.
     public func rewrite(_ archive: Archive, in generation: Generation = .current) throws(ArchiveStoreError) {
-        let appID = archive.appID
+        try rewrite(ArchiveCodec.encode(archive), of: archive.appID, in: generation)
+    }
+
+    /// ``rewrite(_:in:)`` for an archive read as its bytes
+    /// (``readEncoded(_:generation:)``), written as they are: the
+    /// restore-attempt counter (R15) changed without encoding the archive again.
+    public func rewrite(_ archive: EncodedArchive, in generation: Generation = .current) throws(ArchiveStoreError) {
+        try rewrite(archive.bytes, of: archive.appID, in: generation)
+    }
+
+    /// Replaces `generation`'s file of `appID` with `bytes`, a whole archive.
+    private func rewrite(_ bytes: [UInt8], of appID: AppID, in generation: Generation) throws(ArchiveStoreError) {
+        guard bytes.count <= Self.maximumArchiveSize else {
+            throw .archiveTooLarge(appID, size: bytes.count)
+        }
         let appDirectory = try prepareAppDirectory(for: appID, action: .update)
         let replacement = ArchiveFileReplacement(directory: appDirectory)
         replacement.removeLeftovers()
         let targetExists = try appDirectory.status(of: generation.fileName) != nil
-        let bytes = ArchiveCodec.encode(archive)
-        guard bytes.count <= Self.maximumArchiveSize else {
-            throw .archiveTooLarge(appID, size: bytes.count)
-        }
         try replacement.install(bytes, over: generation.fileName, rotatingTo: nil, targetExists: targetExists, previousExists: false)
     }
 
@@ -258,21 +268,9 @@ public struct ArchiveStore: Sendable {
     /// ``ArchiveStoreError/noUsableArchive(_:current:previous:)`` when
     /// neither file can be used. Never traps on a file's contents (R16).
     public func read(_ appID: AppID) throws(ArchiveStoreError) -> ArchiveReading {
-        guard let appDirectory = try openAppDirectory(for: appID, action: .read) else {
-            throw .noArchive(appID)
-        }
-        let current = StoredArchiveFile.load(Generation.current.fileName, in: appDirectory, of: appID)
-        if case .archive(let archive, let size) = current {
-            return ArchiveReading(archive: archive, source: .current, byteCount: size)
-        }
-        let previous = StoredArchiveFile.load(Generation.previous.fileName, in: appDirectory, of: appID)
-        if case .archive(let archive, let size) = previous {
-            return ArchiveReading(archive: archive, source: .previous, byteCount: size, problems: current.problem.map { [$0] } ?? [])
-        }
-        if current.isAbsent && previous.isAbsent {
-            throw .noArchive(appID)
-        }
-        throw .noUsableArchive(appID, current: current.problem, previous: previous.problem)
+        let (file, source, problems, _) = try newestUsable(of: appID, depth: .decode)
+        guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
+        return ArchiveReading(archive: archive, source: source, byteCount: size, problems: problems)
     }
 
     /// Reads exactly `generation`'s file of `appID` (``read(_:)`` reads the
@@ -280,15 +278,19 @@ public struct ArchiveStore: Sendable {
     /// not exist, ``ArchiveStoreError/noUsableArchive(_:current:previous:)``
     /// (its problem as the current file's) when it cannot be used.
     public func read(_ appID: AppID, generation: Generation) throws(ArchiveStoreError) -> ArchiveReading {
-        guard let appDirectory = try openAppDirectory(for: appID, action: .read) else {
-            throw .noArchive(appID)
-        }
-        switch StoredArchiveFile.load(generation.fileName, in: appDirectory, of: appID) {
-        case .archive(let archive, let size): return ArchiveReading(archive: archive, source: generation, byteCount: size)
-        case .absent: throw .noArchive(appID)
-        case .problem(let problem): throw .noUsableArchive(appID, current: problem, previous: nil)
-        case .sealed: preconditionFailure("a full load never stops at the seal")
-        }
+        let (file, source, problems, _) = try newestUsable(of: appID, depth: .decode, generation: generation)
+        guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
+        return ArchiveReading(archive: archive, source: source, byteCount: size, problems: problems)
+    }
+
+    /// Reads what ``read(_:)`` reads (or, given `generation`, what
+    /// ``read(_:generation:)`` reads), checked as fully, kept as the
+    /// file's bytes: for a restore that hands them on
+    /// (``EncodedArchive``). Throws like ``read(_:)``.
+    public func readEncoded(_ appID: AppID, generation: Generation? = nil) throws(ArchiveStoreError) -> EncodedArchiveReading {
+        let (file, source, problems, _) = try newestUsable(of: appID, depth: .check, generation: generation)
+        guard case .encoded(let archive, let size) = file else { preconditionFailure("a checking load gives the bytes") }
+        return EncodedArchiveReading(archive: archive, source: source, byteCount: size, problems: problems)
     }
 
     /// What a restore would read for `appID`, from the files' headers and
@@ -296,24 +298,37 @@ public struct ArchiveStore: Sendable {
     /// `ListApps` and `restored-ctl apps`, without decoding every object.
     /// Throws like ``read(_:)``.
     public func summary(of appID: AppID) throws(ArchiveStoreError) -> ArchiveSummary {
+        let (file, source, problems, appDirectory) = try newestUsable(of: appID, depth: .seal)
+        guard case .sealed(let seal, let size) = file else { preconditionFailure("a sealing load gives the seal") }
+        var lastComplete: ArchiveCodec.Seal?
+        if case .sealed(let seal, _) = StoredArchiveFile.load(Generation.lastComplete.fileName, in: appDirectory, of: appID, depth: .seal) {
+            lastComplete = seal
+        }
+        return ArchiveSummary(seal: seal, source: source, byteCount: size, problems: problems, lastComplete: lastComplete)
+    }
+
+    /// The newest usable file of `appID` read to `depth` (or exactly
+    /// `generation`'s), where it came from, what was wrong with the current
+    /// one when the previous one is used, and the app's directory, open.
+    private func newestUsable(
+        of appID: AppID, depth: StoredArchiveFile.Depth, generation: Generation? = nil
+    ) throws(ArchiveStoreError) -> (file: StoredArchiveFile, source: Generation, problems: [ArchiveProblem], directory: ArchiveDirectory) {
         guard let appDirectory = try openAppDirectory(for: appID, action: .read) else {
             throw .noArchive(appID)
         }
         func load(_ generation: Generation) -> StoredArchiveFile {
-            StoredArchiveFile.load(generation.fileName, in: appDirectory, of: appID, sealOnly: true)
+            StoredArchiveFile.load(generation.fileName, in: appDirectory, of: appID, depth: depth)
         }
-        var lastComplete: ArchiveCodec.Seal?
-        if case .sealed(let seal, _) = load(.lastComplete) {
-            lastComplete = seal
+        if let generation {
+            let file = load(generation)
+            if file.isUsable { return (file, generation, [], appDirectory) }
+            if let problem = file.problem { throw .noUsableArchive(appID, current: problem, previous: nil) }
+            throw .noArchive(appID)
         }
         let current = load(.current)
-        if case .sealed(let seal, let size) = current {
-            return ArchiveSummary(seal: seal, source: .current, byteCount: size, lastComplete: lastComplete)
-        }
+        if current.isUsable { return (current, .current, [], appDirectory) }
         let previous = load(.previous)
-        if case .sealed(let seal, let size) = previous {
-            return ArchiveSummary(seal: seal, source: .previous, byteCount: size, problems: current.problem.map { [$0] } ?? [], lastComplete: lastComplete)
-        }
+        if previous.isUsable { return (previous, .previous, current.problem.map { [$0] } ?? [], appDirectory) }
         if current.isAbsent && previous.isAbsent {
             throw .noArchive(appID)
         }
@@ -328,6 +343,8 @@ public struct ArchiveStore: Sendable {
                 return .absent
             case .archive(let archive, let size):
                 return .ok(generation: archive.generation, size: size)
+            case .encoded(let encoded, let size):
+                return .ok(generation: encoded.generation, size: size)
             case .sealed(let seal, let size):
                 return .ok(generation: seal.generation, size: size)
             case .problem(let problem):

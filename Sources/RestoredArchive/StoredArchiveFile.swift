@@ -6,15 +6,26 @@ import SystemPackage
 enum StoredArchiveFile {
     case absent
     case archive(Archive, size: Int)
+    /// An intact file, checked in full and kept as its bytes.
+    case encoded(EncodedArchive, size: Int)
     /// An intact file, checked by its header and checksum only.
     case sealed(ArchiveCodec.Seal, size: Int)
     case problem(ArchiveProblem)
 
-    /// Reads and decodes the file `name` of `directory`, expecting an
-    /// archive of `appID`; with `sealOnly`, checks its header, checksum and
-    /// app id without decoding the rest. Never throws, never traps on the
+    /// How far a file is read.
+    enum Depth {
+        /// Its header, checksum and app id: whether it is intact.
+        case seal
+        /// Every byte checked as a decode does, nothing built (``EncodedArchive``).
+        case check
+        /// Decoded into an ``Archive``.
+        case decode
+    }
+
+    /// Reads the file `name` of `directory`, expecting an archive of
+    /// `appID`, as far as `depth` says. Never throws, never traps on the
     /// file's contents (R16).
-    static func load(_ name: String, in directory: ArchiveDirectory, of appID: AppID, sealOnly: Bool = false) -> StoredArchiveFile {
+    static func load(_ name: String, in directory: ArchiveDirectory, of appID: AppID, depth: Depth = .decode) -> StoredArchiveFile {
         let file = directory.path(of: name)
         func problem(_ reason: ArchiveProblem.Reason) -> StoredArchiveFile {
             .problem(ArchiveProblem(file: file, reason: reason))
@@ -46,7 +57,8 @@ enum StoredArchiveFile {
             return problem(.unreadable(.read, error))
         }
         guard bytes.count <= ArchiveStore.maximumArchiveSize else { return problem(.tooLarge(Int64(bytes.count))) }
-        if sealOnly {
+        switch depth {
+        case .seal:
             do {
                 let seal = try ArchiveCodec.seal(of: bytes)
                 guard seal.appID == appID else { return problem(.otherApp(seal.appID)) }
@@ -54,6 +66,16 @@ enum StoredArchiveFile {
             } catch {
                 return problem(.corrupt(error))
             }
+        case .check:
+            do {
+                let encoded = try EncodedArchive(checking: bytes)
+                guard encoded.appID == appID else { return problem(.otherApp(encoded.appID)) }
+                return .encoded(encoded, size: bytes.count)
+            } catch {
+                return problem(.corrupt(error))
+            }
+        case .decode:
+            break
         }
         let archive: Archive
         do {
@@ -69,6 +91,7 @@ enum StoredArchiveFile {
     var generation: UInt64? {
         switch self {
         case .archive(let archive, _): archive.generation
+        case .encoded(let encoded, _): encoded.generation
         case .sealed(let seal, _): seal.generation
         case .absent, .problem: nil
         }
@@ -84,6 +107,14 @@ enum StoredArchiveFile {
     var problem: ArchiveProblem? {
         if case .problem(let problem) = self { return problem }
         return nil
+    }
+
+    /// Whether the file is intact (as far as it was read).
+    var isUsable: Bool {
+        switch self {
+        case .archive, .encoded, .sealed: true
+        case .absent, .problem: false
+        }
     }
 
     /// Whether there is no such file.

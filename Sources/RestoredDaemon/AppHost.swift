@@ -222,7 +222,7 @@ public final class AppHost: @unchecked Sendable {
             let reason = trigger.restoreReason
             let intoRunningApp = self.identity.traits.contains(.restoresIntoRunningApp)
             let report = engine.restore(self.appID, mode: mode, reason: reason, restoresIntoRunningApp: intoRunningApp, generation: generation) { archive in
-                self.plugin.restore(archive, reason: reason, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
+                self.plugin.restore(encoded: archive.bytes, reason: reason, deadline: deadline).mapError { WalkInterruption(reason: $0.description, started: $0.pluginRan) }
             }
             handOver.yield(report)
             handOver.finish()

@@ -154,8 +154,12 @@ public struct RestorationEngine: Sendable {
 
     /// Restores one app from its archive, with a plugin loaded in this process.
     public func restore(_ session: any PluginSession, mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false) -> RestorationReport {
-        restore(session.appID, mode: mode, reason: reason, restoresIntoRunningApp: restoresIntoRunningApp) {
-            .success(RestorationWalk(session: session, archive: $0, reason: reason).run())
+        restore(session.appID, mode: mode, reason: reason, restoresIntoRunningApp: restoresIntoRunningApp) { encoded in
+            // Checked in full when it was read: a decode that fails still runs no plugin code.
+            guard let archive = try? encoded.decoded() else {
+                return .failure(WalkInterruption(reason: "its archive could not be decoded", started: false))
+            }
+            return .success(RestorationWalk(session: session, archive: archive, reason: reason).run())
         }
     }
 
@@ -171,21 +175,22 @@ public struct RestorationEngine: Sendable {
     /// `generation` names one file to read (``ArchiveStore/Generation/lastComplete``:
     /// the user asked for the last complete archive rather than the newer
     /// partial ones); nil reads the newest usable one.
+    ///
+    /// The archive is read as its file's bytes, checked in full
+    /// (``ArchiveStore/readEncoded(_:generation:)``), the attempt counted in
+    /// its header alone, and handed to `walk` as it is: the plugin host
+    /// decodes it once.
     public func restore(
         _ appID: AppID, mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false,
         generation: ArchiveStore.Generation? = nil,
-        walk: (Archive) -> Result<RestorationReport, WalkInterruption>
+        walk: (EncodedArchive) -> Result<RestorationReport, WalkInterruption>
     ) -> RestorationReport {
         if reason == .recovery && !restoresIntoRunningApp {
             return log(RestorationReport(appID: appID, outcome: .skippedLiveApp))
         }
-        let reading: ArchiveReading
+        let reading: EncodedArchiveReading
         do throws(ArchiveStoreError) {
-            if let generation {
-                reading = try store.read(appID, generation: generation)
-            } else {
-                reading = try store.read(appID)
-            }
+            reading = try store.readEncoded(appID, generation: generation)
         } catch {
             if case .noArchive = error {
                 return log(RestorationReport(appID: appID, outcome: .noArchive))
@@ -206,7 +211,8 @@ public struct RestorationEngine: Sendable {
         }
         // The count goes into the generation that was read: a newer file that
         // could not be used (newer format, I/O error) is never overwritten.
-        archive.restoreAttempts += 1
+        // (Saturated: a crafted count of 2^32-1 stays so, never wraps to none.)
+        archive = archive.withRestoreAttempts(archive.restoreAttempts == .max ? .max : archive.restoreAttempts + 1)
         do {
             try store.rewrite(archive, in: reading.source)
         } catch {
@@ -221,7 +227,7 @@ public struct RestorationEngine: Sendable {
             // R15: it did not finish; the count stays for the next start,
             // unless it never began (no plugin code ran).
             if !interruption.started {
-                archive.restoreAttempts -= 1
+                archive = archive.withRestoreAttempts(max(archive.restoreAttempts, 1) - 1)
                 do {
                     try store.rewrite(archive, in: reading.source)
                 } catch {
@@ -239,7 +245,7 @@ public struct RestorationEngine: Sendable {
         report.issues = earlyIssues + report.issues
 
         // R15: it finished (whatever the plugin decided), so it is no crash loop.
-        archive.restoreAttempts = 0
+        archive = archive.withRestoreAttempts(0)
         do {
             try store.rewrite(archive, in: reading.source)
         } catch {

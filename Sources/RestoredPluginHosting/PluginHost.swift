@@ -284,7 +284,12 @@ public final class PluginHost: Sendable {
 
     /// Runs the restoration walk over `archive` for `reason`.
     public func restore(_ archive: Archive, reason: RestoreReason = .request, deadline: ContinuousClock.Instant) -> Result<RestorationReport, PluginHostFault> {
-        let bytes = ArchiveCodec.encode(archive)
+        restore(encoded: ArchiveCodec.encode(archive), reason: reason, deadline: deadline)
+    }
+
+    /// Runs the restoration walk over the archive `bytes` encode (a whole
+    /// archive file, as read) for `reason`: the host decodes them.
+    public func restore(encoded bytes: [UInt8], reason: RestoreReason = .request, deadline: ContinuousClock.Instant) -> Result<RestorationReport, PluginHostFault> {
         let options = self.options
         return walk("restore", deadline: deadline) { _ in
             .restore(archive: bytes, reason: reason, options: options, timeLeft: ContinuousClock.now.duration(to: deadline))

@@ -109,6 +109,44 @@ struct ArchiveStoreTests {
         #expect(reading.problems.first?.description.contains("truncated") == true)
     }
 
+    @Test("R16: readEncoded checks every byte as read does: a payload that holds its checksum but does not decode is passed over for the previous generation, and rewrite(encoded) keeps the generation")
+    func encodedReading() throws {
+        let temporary = try TemporaryDirectory()
+        let store = ArchiveStore(directory: temporary.path)
+        let first = try store.write(Samples.small(note: "first"))
+        let second = try store.write(Samples.small(note: "second"))
+        let reading = try store.readEncoded(Samples.notes)
+        #expect(reading.source == .current)
+        #expect(try reading.archive.decoded() == second)
+        #expect(reading.byteCount == reading.archive.bytes.count)
+
+        // Its count changed and written back: the same generation, read back by read(_:).
+        try store.rewrite(reading.archive.withRestoreAttempts(3))
+        #expect(try store.read(Samples.notes).archive.restoreAttempts == 3)
+        #expect(try store.read(Samples.notes).archive.generation == second.generation)
+
+        // A crafted current file: a byte near the payload's end made 0xFF,
+        // its checksum made to hold, so that its seal (header, checksum, first
+        // fields) passes and its decode does not.
+        let file = store.file(for: Samples.notes, generation: .current)
+        let original = try Files.bytes(at: file)
+        let end = original.count - 4
+        let crafted = (40 ..< end).reversed().lazy.map { position -> [UInt8] in
+            var bytes = original
+            bytes[position] = 0xFF
+            let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<end])) }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(end..., with: $0) }
+            return bytes
+        }.first { (try? ArchiveCodec.seal(of: $0)) != nil && (try? ArchiveCodec.decode($0)) == nil }
+        try Files.write(try #require(crafted), to: file)
+        let fallback = try store.readEncoded(Samples.notes)
+        #expect(fallback.source == .previous)
+        #expect(try fallback.archive.decoded() == first)
+        #expect(fallback.problems.count == 1)
+        #expect(try store.readEncoded(Samples.notes, generation: .previous).archive == fallback.archive)
+        #expect(throws: ArchiveStoreError.self) { try store.readEncoded(Samples.notes, generation: .current) }
+    }
+
     @Test("R16: a flipped byte on disk is caught by the checksum and the previous generation is used")
     func fallbackOnFlippedByte() throws {
         let temporary = try TemporaryDirectory()

@@ -42,4 +42,41 @@ import Testing
         #expect(walked)
         #expect(report.outcome == .restored)
     }
+
+    @Test("R15: the walk gets the archive file's bytes as they are, with the attempt counted in the header alone; the file on disk holds the count during the walk and none after")
+    func theWalkGetsTheFileAsItIs() throws {
+        let fixture = try Self.fixture()
+        let stored = try fixture.store.readEncoded(Self.appID).archive
+        var during: EncodedArchive?
+        let report = fixture.engine.restore(Self.appID) { archive in
+            during = archive
+            #expect((try? fixture.store.readEncoded(Self.appID).archive) == archive)
+            return .success(RestorationReport(appID: archive.appID, outcome: .restored))
+        }
+        #expect(report.outcome == .restored)
+        let walked = try #require(during)
+        #expect(walked.restoreAttempts == 1)
+        #expect(walked == stored.withRestoreAttempts(1))
+        // Only the count (bytes 16-19) and the checksum (the last 4) differ.
+        let differing = zip(walked.bytes, stored.bytes).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+        #expect(differing.allSatisfy { (16 ..< 20).contains($0) || $0 >= stored.bytes.count - 4 }, "\(differing)")
+        #expect(try fixture.store.readEncoded(Self.appID).archive == stored)
+        #expect(try walked.decoded().restoreAttempts == 1)
+    }
+
+    @Test("R15, R16: a crafted count of 2^32-1 blocks the automatic restore; a forced one runs, neither traps nor wraps the count to none while it runs, and clears it when done")
+    func theLargestCountSaturates() throws {
+        let fixture = try EngineFixture()
+        var archive = Archive(appID: Self.appID, appVersion: "1", objects: [])
+        archive.restoreAttempts = .max
+        try fixture.store.write(archive)
+        try fixture.store.update(Self.appID) { $0.restoreAttempts = .max }
+        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: .max))
+        let report = fixture.engine.restore(Self.appID, mode: .forced) { archive in
+            #expect(archive.restoreAttempts == .max)
+            return .success(RestorationReport(appID: archive.appID, outcome: .restored))
+        }
+        #expect(report.outcome == .restored)
+        #expect(try fixture.store.read(Self.appID).archive.restoreAttempts == 0)
+    }
 }
