@@ -19,7 +19,10 @@ struct SuspendBenchmark: AsyncParsableCommand {
             closing the lock's descriptor; the first round is a warm-up. Login restore: the time \
             from starting restored until READY=1 with every archive to restore, against the same \
             start with an empty state directory (loading the plugins, joining the buses) in the \
-            same run. Idle: resident memory after start, and context switches of all restored's \
+            same run. CPU: restored's and its plugin hosts' user and system time (clock \
+            ticks), over the suspend rounds after the warm-up (per round: the save and the resume \
+            after it), and for the login restore at READY=1 less the same at the start without \
+            archives, medians. Idle: resident memory after start, and context switches of all restored's \
             threads over a quiet window, watchdog off (systemd's watchdog adds two pings per \
             WatchdogSec), counted apart from libdispatch's event-manager thread, whose \
             workqueue monitor ticks once a second in every process that has used a dispatch \
@@ -62,6 +65,11 @@ struct SuspendBenchmark: AsyncParsableCommand {
             let cold = result.coldStartWithArchives.map(Result.ms) ?? "not measured (dropping the page cache needs root)"
             print("\(String(result.apps).padding(4))  \(Result.ms(result.startWithArchives)) / \(cold)".padding(60) + "  \(Result.mib(result.residentAfterRestoreKiB))")
         }
+        print("")
+        print("apps  CPU time (user and system, in clock ticks) of a suspend round (the save, and the resume after it) and of the login restore: restored's, and its plugin hosts' together")
+        for result in results {
+            print("\(String(result.apps).padding(4))  suspend CPU: \(result.suspendCPU)".padding(62) + "  login CPU: \(result.loginCPU)")
+        }
     }
 
     /// Drops the page cache (`vm.drop_caches`, after `sync`), so that the
@@ -88,6 +96,12 @@ struct SuspendBenchmark: AsyncParsableCommand {
         let coldStartWithArchives: Duration?
         /// restored's resident memory 5 s after every app was restored at login.
         let residentAfterRestoreKiB: Int
+        /// The CPU time of one suspend round (the save, and the resume after
+        /// it): restored's, and its plugin hosts' together.
+        let suspendCPU: CPUTime
+        /// The CPU time of the login restore (the start with archives, less
+        /// the start without): restored's and its plugin hosts' together.
+        let loginCPU: CPUTime
         let helpersProportionalKiB: Int
         let wakeupsPerMinute: Double
         let dispatchWakeupsPerMinute: Double
@@ -149,7 +163,9 @@ struct SuspendBenchmark: AsyncParsableCommand {
         ).first?.arrayValue?.count ?? 0
         guard loaded == count else { throw BenchmarkFailure("restored serves \(loaded) apps, not \(count); see \(root)") }
         var suspends: [Duration] = []
+        var cpuBefore = CPUTime(restored: 0, hosts: 0)
         for round in 0...rounds {
+            if round == 1 { cpuBefore = CPUTime.of(daemon.pid) }
             let start = ContinuousClock.now
             try await logind.emit("PrepareForSleep", signature: "b", [.boolean(true)])
             while let held = await lockChanges.next(), held {}
@@ -159,6 +175,9 @@ struct SuspendBenchmark: AsyncParsableCommand {
             try await logind.emit("PrepareForSleep", signature: "b", [.boolean(false)])
             while let held = await lockChanges.next(), !held {}
         }
+        var suspendCPU = CPUTime.of(daemon.pid) - cpuBefore
+        suspendCPU.restored /= Double(max(rounds, 1))
+        suspendCPU.hosts /= Double(max(rounds, 1))
 
         // Idle: memory, and every thread's context switches over a quiet
         // window, once idle worker threads have ended.
@@ -175,6 +194,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
 
         // Login restore: starts with the archives just written, and without any.
         var withArchives: [Duration] = [], without: [Duration] = [], afterRestore: [Int] = []
+        var cpuWith: [CPUTime] = [], cpuWithout: [CPUTime] = []
         for index in 0..<starts {
             // A fresh empty directory each time: every stop saves.
             let fresh = empty + "/\(index)"
@@ -184,12 +204,16 @@ struct SuspendBenchmark: AsyncParsableCommand {
                     // Count only starts that restored every app (READY also
                     // comes when the login-restore budget runs out).
                     try await Self.expectRestored(apps: count, on: bus)
+                    cpuWith.append(CPUTime.of(started.pid))
                     withArchives.append(ready)
                     // Idle after the restore: restored gives back what the
                     // round freed two seconds after it (HeapRelease).
                     try await Task.sleep(for: .seconds(5))
                     afterRestore.append(try Self.residentKiB(of: started.pid))
                 } else {
+                    // Asked as the start with archives is, once ready.
+                    try await Self.expectStarted(apps: count, on: bus)
+                    cpuWithout.append(CPUTime.of(started.pid))
                     without.append(ready)
                 }
                 guard await started.terminated(timeout: .seconds(60)) == 0 else { throw BenchmarkFailure("restored did not stop cleanly; see \(root)") }
@@ -208,9 +232,37 @@ struct SuspendBenchmark: AsyncParsableCommand {
             startWithArchives: Self.median(withArchives), startWithout: Self.median(without),
             residentKiB: resident, proportionalKiB: proportional,
             coldStartWithArchives: cold.isEmpty ? nil : Self.median(cold), residentAfterRestoreKiB: afterRestore.sorted()[afterRestore.count / 2],
+            suspendCPU: suspendCPU, loginCPU: CPUTime.median(cpuWith) - CPUTime.median(cpuWithout),
             helpersProportionalKiB: helpersProportional, wakeupsPerMinute: Double(switches.restored) * 60 / Double(idleSeconds),
             dispatchWakeupsPerMinute: Double(switches.dispatchManager) * 60 / Double(idleSeconds)
         )
+    }
+
+    /// CPU time, user and system, of restored and of its plugin hosts.
+    struct CPUTime: CustomStringConvertible {
+        var restored: Double
+        var hosts: Double
+
+        /// restored's (`pid`) and its children's, in milliseconds.
+        static func of(_ pid: Int32) -> CPUTime {
+            let tick = 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+            let hosts = children(of: pid).reduce(0) { $0 + (ProcAccounting.cpuTicks(of: $1) ?? 0) }
+            return CPUTime(restored: Double(ProcAccounting.cpuTicks(of: pid) ?? 0) * tick, hosts: Double(hosts) * tick)
+        }
+
+        static func - (later: CPUTime, earlier: CPUTime) -> CPUTime {
+            CPUTime(restored: later.restored - earlier.restored, hosts: later.hosts - earlier.hosts)
+        }
+
+        /// The middle value of each.
+        static func median(_ values: [CPUTime]) -> CPUTime {
+            let restored = values.map(\.restored).sorted(), hosts = values.map(\.hosts).sorted()
+            return CPUTime(restored: restored[restored.count / 2], hosts: hosts[hosts.count / 2])
+        }
+
+        var description: String {
+            String(format: "restored %.1f ms, plugin hosts %.1f ms", restored, hosts)
+        }
     }
 
     /// Starts restored on the benchmark's buses and times it to READY=1.
@@ -242,10 +294,7 @@ struct SuspendBenchmark: AsyncParsableCommand {
 
     /// Checks through `ListApps` that every app's last result is a restore at login that worked.
     static func expectRestored(apps count: Int, on bus: PrivateBus) async throws {
-        let client = try await bus.connect()
-        defer { client.close() }
-        let rows = try await client.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: "ListApps")
-            .first?.arrayValue ?? []
+        let rows = try await listApps(on: bus)
         let restored = rows.filter { row in
             let fields = row.stringKeyedValue ?? [:]
             return fields["LastTrigger"]?.stringValue == "login" && fields["LastOutcome"]?.stringValue == "restored"
@@ -257,6 +306,21 @@ struct SuspendBenchmark: AsyncParsableCommand {
             }
             throw BenchmarkFailure("only \(restored.count) of \(count) apps were restored at login: \(outcomes.prefix(3).joined(separator: "; "))")
         }
+    }
+
+    /// Checks through `ListApps` that restored serves `count` apps: the
+    /// same call as ``expectRestored(apps:on:)``, for a start without archives.
+    static func expectStarted(apps count: Int, on bus: PrivateBus) async throws {
+        let rows = try await listApps(on: bus)
+        guard rows.count == count else { throw BenchmarkFailure("restored serves \(rows.count) apps, not \(count)") }
+    }
+
+    /// The rows of restored's `ListApps`.
+    static func listApps(on bus: PrivateBus) async throws -> [DBusValue] {
+        let client = try await bus.connect()
+        defer { client.close() }
+        return try await client.call(destination: "org.restored1", path: "/org/restored1", interface: "org.restored1.Manager", member: "ListApps")
+            .first?.arrayValue ?? []
     }
 
     static func waitUntil(_ what: String = "the daemon", within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
