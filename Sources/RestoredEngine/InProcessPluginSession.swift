@@ -240,27 +240,27 @@ public final class InProcessPluginSession: PluginSession {
 
     /// Lends the C form of a path to `body`.
     private static func withCPath<R>(_ path: ObjectPath, _ body: (UnsafePointer<restored_path>) -> R) -> R {
-        let identifiers = path.components.map { Array($0.identifier.utf8) }
-        let count = identifiers.count
-        let components = UnsafeMutablePointer<restored_path_component>.allocate(capacity: max(count, 1))
-        defer { components.deallocate() }
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(identifiers.reduce(0) { $0 + $1.count }, 1))
-        defer { storage.deallocate() }
-        var offset = 0
-        for index in 0..<count {
-            identifiers[index].withUnsafeBufferPointer { bytes in
-                if let base = bytes.baseAddress, bytes.count > 0 {
-                    (storage + offset).update(from: base, count: bytes.count)
+        // Called twice for most objects of a restore (the delegate, then the
+        // registered objects): the identifiers' bytes and the components go
+        // to one temporary buffer each (on the stack when small), not an
+        // array per component.
+        let components = path.components
+        let byteCount = components.reduce(0) { $0 + $1.identifier.utf8.count }
+        return withUnsafeTemporaryAllocation(of: restored_path_component.self, capacity: max(components.count, 1)) { cComponents in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(byteCount, 1)) { storage in
+                var offset = 0
+                for (index, component) in components.enumerated() {
+                    let written = UnsafeMutableBufferPointer(rebasing: storage[offset...]).initialize(fromContentsOf: component.identifier.utf8)
+                    let identifier = restored_string(
+                        data: UnsafeRawPointer(storage.baseAddress! + offset).assumingMemoryBound(to: CChar.self), length: written
+                    )
+                    (cComponents.baseAddress! + index).initialize(to: restored_path_component(identifier: identifier, position: component.position ?? -1))
+                    offset += written
                 }
+                var cPath = restored_path(components: UnsafePointer(cComponents.baseAddress!), count: components.count)
+                return body(&cPath)
             }
-            let identifier = restored_string(
-                data: UnsafeRawPointer(storage + offset).assumingMemoryBound(to: CChar.self), length: identifiers[index].count
-            )
-            (components + index).initialize(to: restored_path_component(identifier: identifier, position: path.components[index].position ?? -1))
-            offset += identifiers[index].count
         }
-        var cPath = restored_path(components: UnsafePointer(components), count: count)
-        return body(&cPath)
     }
 }
 

@@ -183,6 +183,11 @@ public enum PluginExport {
         table.registered_object = { instance, path, result in
             PluginExport.run(instance) { box in
                 guard let result else { return }
+                // Most plugins register nothing: no path is read for them.
+                guard !box.context.registeredObjects.isEmpty else {
+                    result.pointee = nil
+                    return
+                }
                 result.pointee = box.context.registeredObjects[PluginInstanceBox.path(path)].map { box.handle(for: $0) }
             }
         }
