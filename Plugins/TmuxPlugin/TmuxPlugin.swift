@@ -217,7 +217,9 @@ final class TmuxPlugin: RestorationPlugin {
 
     func restorationDidFinish() {
         restore.makeWindows { context.log($0, level: .warning) }
-        restore.finishSessions()
+        // One call per session: a failed call of several could not be run
+        // again without killing, by its index, a window restored since.
+        for (runner, commands) in restore.sessionCommands { _ = try? runner.run(commands: commands) }
         typePrograms()
         replayEditors()
         // The sessions that kept an old tmux's new server alive (see ServerObject).

@@ -13,11 +13,14 @@ extension TmuxRestore {
     /// window, most of a restore's time beside tmux's own work.
     ///
     /// tmux runs a call's commands in order and stops at the first that
-    /// fails. When a call fails, the session's windows are read back: those
-    /// before the failure are complete and left alone; the window it stopped
-    /// in is said to be not all as it was and arranged as far as it goes;
-    /// the windows after it are made one call each, as if alone. So one
-    /// window that cannot be made whole costs only itself.
+    /// fails. Each window's commands end with a mark (the window option
+    /// `@restored-made`), taken off again at the call's end: when a call
+    /// fails, the session's windows are read back, and the first window of
+    /// the call without its mark is the one it stopped in. The windows
+    /// before it are complete and left alone; that window is said to be not
+    /// all as it was and arranged as far as it goes (made alone when it is
+    /// not there at all); the windows after it, untouched by the call, are
+    /// made alone. So one window that cannot be made whole costs only itself.
     mutating func makeWindows(warn: (String) -> Void) {
         var sessions: [RestorationPath] = []
         var windowsOfSession: [RestorationPath: [RestorationPath]] = [:]
@@ -29,7 +32,10 @@ extension TmuxRestore {
         for session in sessions {
             // By index: the window tmux made with the session comes first.
             let paths = (windowsOfSession[session] ?? []).sorted { (windows[$0]?.index ?? 0) < (windows[$1]?.index ?? 0) }
-            for batch in Self.batches(of: paths, commands: { windows[$0]?.allCommands ?? [] }) {
+            let calls = Self.batches(of: paths) { path in
+                windows[path].map { $0.allCommands + [Self.mark($0.target), Self.unmark($0.target)] } ?? []
+            }
+            for batch in calls {
                 makeWindows(batch, warn: warn)
             }
         }
@@ -56,6 +62,19 @@ extension TmuxRestore {
         return batches
     }
 
+    /// The window option that marks a window of a call as complete.
+    private static let markOption = "@restored-made"
+
+    /// The command that marks the window `target` as complete.
+    private static func mark(_ target: String) -> [String] {
+        ["set-window-option", "-t", target, markOption, "1"]
+    }
+
+    /// The command that takes the mark off the window `target`.
+    private static func unmark(_ target: String) -> [String] {
+        ["set-window-option", "-u", "-t", target, markOption]
+    }
+
     /// Makes the windows at `paths`, of one session, in one tmux call; when
     /// it fails, finds where it stopped (see ``makeWindows(warn:)``).
     private mutating func makeWindows(_ paths: [RestorationPath], warn: (String) -> Void) {
@@ -63,38 +82,36 @@ extension TmuxRestore {
         guard let runner = batch.first?.1.runner else { return }
         let failure: TmuxError
         do {
-            _ = try runner.run(commands: batch.flatMap(\.1.allCommands))
+            _ = try runner.run(commands: batch.flatMap { $0.1.allCommands + [Self.mark($0.1.target)] } + batch.map { Self.unmark($0.1.target) })
             return
         } catch {
             failure = error
         }
-        let found = Self.windows(of: batch[0].1.target, on: runner)
+        let session = Self.session(of: batch[0].1.target)
+        guard let found = Self.windows(of: session, on: runner) else {
+            // Nothing is known of what the call made: nothing is made again,
+            // and no pane's saved text is left behind.
+            warn("\(session): the windows may not all be as they were: a tmux call failed (\(failure)) and the windows could not be read back")
+            for (path, _) in batch { windowFailed(at: path) }
+            return
+        }
+        // The marks of the complete windows come off again.
+        let marked = batch.filter { found[$0.1.index] == true }
+        if !marked.isEmpty { _ = try? runner.run(commands: marked.map { Self.unmark($0.1.target) }) }
         var stopped = false
-        for (position, (path, window)) in batch.enumerated() {
+        for (path, window) in batch {
             if stopped {
                 makeAlone(window, at: path, warn: warn)
+            } else if found[window.index] == true {
                 continue
-            }
-            if let made = found[window.index], made.panes >= window.paneCount {
-                // Complete, unless the call stopped in its arrangement: the
-                // last window of the call, or the one before a missing one.
-                if position == batch.count - 1 {
-                    windowNotWhole(window, at: path, failure, zoomed: made.zoomed, warn: warn)
-                }
-                continue
-            }
-            stopped = true
-            if let made = found[window.index] {
-                // Made in part: the pane it stopped at had no room.
-                windowNotWhole(window, at: path, failure, zoomed: made.zoomed, warn: warn)
-            } else {
-                // Not made: either its own making failed, or the window
-                // before it stopped in its arrangement.
-                if position > 0 {
-                    let (previousPath, previous) = batch[position - 1]
-                    windowNotWhole(previous, at: previousPath, failure, zoomed: found[previous.index]?.zoomed ?? false, warn: warn)
-                }
+            } else if found[window.index] == nil {
+                // The call stopped at its making: once more, alone.
+                stopped = true
                 makeAlone(window, at: path, warn: warn)
+            } else {
+                // Made in part, or arranged in part: as far as it goes.
+                stopped = true
+                windowNotWhole(window, at: path, failure, warn: warn)
             }
         }
     }
@@ -105,36 +122,44 @@ extension TmuxRestore {
         do {
             _ = try window.runner.run(commands: window.allCommands)
         } catch {
-            windowNotWhole(window, at: path, error, zoomed: false, warn: warn)
+            windowNotWhole(window, at: path, error, warn: warn)
         }
     }
 
     /// Says that `window` is not all as it was, keeps its panes' files from
-    /// being left behind, and arranges it again: its zoom only when it is
-    /// not zoomed already (a zoom toggles), the least arrangement when its
-    /// own fails (a layout that no longer fits).
-    private mutating func windowNotWhole(_ window: Window, at path: RestorationPath, _ error: TmuxError, zoomed: Bool, warn: (String) -> Void) {
+    /// being left behind, and arranges it again, the least arrangement when
+    /// its own fails (a layout that no longer fits); then zooms it when it
+    /// was zoomed and is not (arranging unzooms it; a zoom toggles).
+    private mutating func windowNotWhole(_ window: Window, at path: RestorationPath, _ error: TmuxError, warn: (String) -> Void) {
         warn("\(window.target): the window is not all as it was: \(error)")
         windowFailed(at: path)
-        let arranging = window.arranging + (zoomed ? [] : (window.zoom.map { [$0] } ?? []))
         // (No commands at all would be a bare `tmux`: a new session.)
-        if !arranging.isEmpty, (try? window.runner.run(commands: arranging)) == nil, !window.fallback.isEmpty {
+        if !window.arranging.isEmpty, (try? window.runner.run(commands: window.arranging)) == nil, !window.fallback.isEmpty {
             _ = try? window.runner.run(commands: window.fallback)
+        }
+        if let zoom = window.zoom,
+           let zoomed = try? window.runner.run(["display-message", "-p", "-t", window.target, "#{window_zoomed_flag}"]),
+           zoomed.first == "0" {
+            _ = try? window.runner.run(commands: [zoom])
         }
     }
 
-    /// The windows of the session of `target` (`=NAME:INDEX`): each index
-    /// with its panes and whether it is zoomed; empty when they cannot be read.
-    private static func windows(of target: String, on runner: TmuxRunner) -> [Int: (panes: Int, zoomed: Bool)] {
-        let session = String(target[...(target.firstIndex(of: ":") ?? target.index(before: target.endIndex))])
-        guard let output = try? runner.run(["list-windows", "-t", session, "-F", "#{window_index} #{window_panes} #{window_zoomed_flag}"]) else {
-            return [:]
+    /// The session part (`=NAME:`) of a window's target (`=NAME:INDEX`).
+    private static func session(of target: String) -> String {
+        String(target[...(target.firstIndex(of: ":") ?? target.index(before: target.endIndex))])
+    }
+
+    /// The windows of `session` (`=NAME:`): each index, and whether it has
+    /// its mark; nil when they cannot be read.
+    private static func windows(of session: String, on runner: TmuxRunner) -> [Int: Bool]? {
+        guard let output = try? runner.run(["list-windows", "-t", session, "-F", "#{window_index} #{\(markOption)}"]) else {
+            return nil
         }
-        var found: [Int: (panes: Int, zoomed: Bool)] = [:]
+        var found: [Int: Bool] = [:]
         for line in output.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, let index = Int(fields[0]), let panes = Int(fields[1]) else { continue }
-            found[index] = (panes, fields[2] == "1")
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard let index = fields.first.flatMap({ Int($0) }) else { continue }
+            found[index] = fields.dropFirst().first == "1"
         }
         return found
     }

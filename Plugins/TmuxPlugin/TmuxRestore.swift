@@ -36,9 +36,6 @@ struct TmuxRestore {
         /// the pane's shell once printed.
         var paneFiles: [FilePath] = []
 
-        /// The panes it has once made.
-        var paneCount: Int { lastPane - firstPane + 1 }
-
         /// Every command that makes and arranges it, in order.
         var allCommands: [[String]] { commands + arranging + (zoom.map { [$0] } ?? []) }
     }
@@ -179,23 +176,6 @@ struct TmuxRestore {
     /// The session `name` was made on `runner`'s server.
     mutating func sessionCreated(named name: String, on runner: TmuxRunner) {
         existingSessions[runner.socket]?.insert(name)
-    }
-
-    /// Runs what each session does once all its windows exist, in one tmux
-    /// call per server; when that fails, one call per session, so one
-    /// session's failure costs only itself.
-    func finishSessions() {
-        var servers: [FilePath] = []
-        var callsOfServer: [FilePath: (runner: TmuxRunner, calls: [[[String]]])] = [:]
-        for (runner, commands) in sessionCommands {
-            if callsOfServer[runner.socket] == nil { servers.append(runner.socket) }
-            callsOfServer[runner.socket, default: (runner, [])].calls.append(commands)
-        }
-        for server in servers {
-            guard let (runner, calls) = callsOfServer[server] else { continue }
-            if calls.count > 1, (try? runner.run(commands: calls.flatMap { $0 })) != nil { continue }
-            for commands in calls { _ = try? runner.run(commands: commands) }
-        }
     }
 
     /// The index tmux gives a new window's first pane on `runner`'s server.

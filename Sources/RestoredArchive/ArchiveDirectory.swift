@@ -209,18 +209,22 @@ final class ArchiveDirectory {
                 throw failure(.lstat, ancestor, error, context: context)
             }
         }
-        for parent in missing.reversed() {
+        for parent in missing.reversed() where try makeDirectory(parent, context: context) {
+            // Made here: mode 0700 whatever the umask. One another program
+            // made meanwhile is left as it is.
             _ = try prepare(parent, creatingParents: false, context: context)
         }
     }
 
     /// Creates the directory `path` with mode 0700 (tolerating a concurrent
-    /// creation) and flushes its parent so the new name is durable.
-    private static func makeDirectory(_ path: FilePath, context: Context) throws(ArchiveStoreError) {
+    /// creation) and flushes its parent so the new name is durable; returns
+    /// whether it made it.
+    @discardableResult
+    private static func makeDirectory(_ path: FilePath, context: Context) throws(ArchiveStoreError) -> Bool {
         do {
             try context.fileSystem.mkdir(path, permissions: .ownerReadWriteExecute)
         } catch where error == .fileExists {
-            return
+            return false
         } catch {
             throw failure(.mkdir, path, error, context: context)
         }
@@ -231,6 +235,7 @@ final class ArchiveDirectory {
         } catch {
             throw failure(.syncDirectory, parentToSync, error, context: context)
         }
+        return true
     }
 
     // MARK: - Calls in the directory

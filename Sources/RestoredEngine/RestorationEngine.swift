@@ -227,7 +227,7 @@ public struct RestorationEngine: Sendable {
             // R15: it did not finish; the count stays for the next start,
             // unless it never began (no plugin code ran).
             if !interruption.started {
-                archive = archive.withRestoreAttempts(max(archive.restoreAttempts, 1) - 1)
+                archive = reading.archive
                 do {
                     try store.rewrite(archive, in: reading.source)
                 } catch {

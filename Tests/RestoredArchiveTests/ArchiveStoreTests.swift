@@ -467,7 +467,30 @@ struct ArchiveStoreTests {
         try Self.writeWhileSwapping { $0.appDirectory(for: Samples.notes) }
     }
 
-    @Test("each directory is opened and checked once per write and per read; no file in it is reached by a path through it")
+    @Test("an app directory swapped for a symbolic link while a read opens its file: the archive comes from the directory checked, never the link's")
+    func appDirectorySwappedMidRead() throws {
+        let temporary = try TemporaryDirectory()
+        let store = ArchiveStore(directory: temporary.path.appending("state"))
+        let stored = try store.write(Samples.small(note: "stored"))
+        // Another archive of the app, where the link will point.
+        let elsewhere = ArchiveStore(directory: temporary.path.appending("elsewhere"))
+        try elsewhere.write(Samples.small(note: "planted"))
+        let appDirectory = store.appDirectory(for: Samples.notes)
+        let swaps = Mutex(0)
+        let swapping = FileSystem.live.intercepting { call in
+            guard call.operation == .open, call.path == store.file(for: Samples.notes, generation: .current) else { return }
+            swaps.withLock { count in
+                count += 1
+                #expect(rename(appDirectory.string, appDirectory.string + ".moved") == 0)
+                #expect(symlink(elsewhere.appDirectory(for: Samples.notes).string, appDirectory.string) == 0)
+            }
+        }
+        let reading = try ArchiveStore(directory: store.directory, fileSystem: swapping).read(Samples.notes)
+        #expect(swaps.withLock { $0 } == 1)
+        #expect(reading.archive == stored)
+    }
+
+    @Test("each directory is opened and checked once per write and per read, and never looked up by path (lstat) to be checked")
     func directoriesCheckedOnce() throws {
         let temporary = try TemporaryDirectory()
         let setupStore = ArchiveStore(directory: temporary.path)

@@ -105,13 +105,13 @@ struct FaultInjectionTests {
     }
 
     /// Writes `archive` with one system call failing, for every call a
-    /// write makes and its first four uses: each write either completes
+    /// write makes and its first eight uses: each write either completes
     /// (then `completed` checks the files) or leaves every file as it was.
     /// Returns how many failed.
     static func writeFailingOnceAtEveryCall(_ archive: Archive, completed: (Setup, Archive, String) throws -> Void) throws -> Int {
         var failures = 0
         for operation in FileSystem.Operation.allCases where operation != .unlink {
-            for count in 0..<4 {
+            for count in 0..<8 {
                 let setup = try Setup()
                 let store = setup.failing(operation, with: .ioError, after: count)
                 let written: Archive

@@ -36,6 +36,16 @@ import TerminalPrograms
         return (environment, tmuxDirectory, try server("default", in: tmuxDirectory))
     }
 
+    /// `lines` (``comparable(_:)``) without the window at `index` and its panes.
+    static func linesWithout(window index: Int, in lines: [String]) -> [String] {
+        var inWindow = false
+        return lines.filter { line in
+            if line.hasPrefix("  window ") { inWindow = line.hasPrefix("  window \(index) ") }
+            else if !line.hasPrefix("    ") { inWindow = false }
+            return !inWindow
+        }
+    }
+
     /// A runner for the server `name` in the `TMUX_TMPDIR` `directory`.
     static func server(_ name: String, in directory: String) throws -> TmuxRunner {
         var environment = ProcessInfo.processInfo.environment
@@ -277,6 +287,43 @@ import TerminalPrograms
             #expect(line == expected)
         }
         #expect(after.filter { $0.hasPrefix("  window 1 ") }.count == 1, "\(after)")
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("A window tmux will not make (an index past any tmux allows, in a crafted archive) stops its session's call at its making: the zoomed windows before and after it come back whole and zoomed, only it is said to be not all as it was")
+    func aWindowNotMadeInABatch() async throws {
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "work", "-x", "120", "-y", "40"],
+            ["split-window", "-h", "-t", "=work:0"], ["resize-pane", "-Z", "-t", "=work:0.1"],
+            ["new-window", "-d", "-t", "=work:1"],
+            ["new-window", "-d", "-t", "=work:2"], ["split-window", "-h", "-t", "=work:2"], ["resize-pane", "-Z", "-t", "=work:2.0"],
+        ])
+        let before = Self.comparable(try TmuxSnapshot.read(from: server))
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop(); admin.close() }
+        _ = try server.run(["kill-server"])
+
+        // Window 1 (and its pane) moves to an index tmux refuses.
+        try environment.editArchive(of: Self.appID) { archive in
+            for index in archive.objects.indices where archive.objects[index].path.depth >= 3 && archive.objects[index].path.components[2].identifier == "1" {
+                archive.objects[index].path.components[2].identifier = "99999999999"
+            }
+        }
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        let log = environment.log("restored.log")
+        #expect(log.contains("=work:99999999999: the window is not all as it was"), "\(log)")
+        #expect(!log.contains("=work:0: the window") && !log.contains("=work:2: the window"), "\(log)")
+        // Windows 0 and 2 as they were, zoomed; window 1 is not there.
+        let after = Self.comparable(try TmuxSnapshot.read(from: server))
+        let expected = Self.linesWithout(window: 1, in: before)
+        #expect(after == expected, "\(after)")
+        #expect(after.contains { $0.hasPrefix("  window 0 ") && $0.contains("zoom true") })
+        #expect(after.contains { $0.hasPrefix("  window 2 ") && $0.contains("zoom true") })
+        // No window keeps the plugin's mark.
+        #expect(try server.run(["list-windows", "-t", "=work:", "-F", "#{@restored-made}"]).allSatisfy { $0 == "\n" })
         #expect(await daemon.terminated() == 0)
     }
 
