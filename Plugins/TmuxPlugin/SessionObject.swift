@@ -129,6 +129,6 @@ final class SessionObject: RestorableObject, RestorationClass {
         guard !commands.isEmpty else { return }
         // Windows are made in their own finishedRestoringState, which may
         // come after this one: these run once all of them did.
-        plugin?.restore.sessionFinishes(runner: runner, commands: commands)
+        plugin?.restore.sessionFinishes(self, runner: runner, commands: commands)
     }
 }

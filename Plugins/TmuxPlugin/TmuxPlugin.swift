@@ -217,8 +217,8 @@ final class TmuxPlugin: RestorationPlugin {
 
     func restorationDidFinish() {
         restore.makeWindows { context.log($0, level: .warning) }
-        // One call per session: a failed call of several could not be run
-        // again without killing, by its index, a window restored since.
+        // The sessions none of whose windows were made here (a group's
+        // members), one call each.
         for (runner, commands) in restore.sessionCommands { _ = try? runner.run(commands: commands) }
         typePrograms()
         replayEditors()

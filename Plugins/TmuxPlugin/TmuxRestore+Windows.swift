@@ -35,10 +35,15 @@ extension TmuxRestore {
             let calls = Self.batches(of: paths) { path in
                 windows[path].map { $0.allCommands + [Self.mark($0.target), Self.unmark($0.target)] } ?? []
             }
-            for batch in calls {
-                makeWindows(batch, warn: warn)
+            // The session's own last commands end its last call.
+            let finishing = finishingCommands.removeValue(forKey: session)?.commands ?? []
+            for (number, batch) in calls.enumerated() {
+                makeWindows(batch, finishing: number == calls.count - 1 ? finishing : [], warn: warn)
             }
         }
+        // Sessions none of whose windows is made here finish alone.
+        sessionCommands += finishingCommands.values
+        finishingCommands = [:]
     }
 
     /// `paths` in runs whose commands fit in one call: a window's commands
@@ -75,14 +80,16 @@ extension TmuxRestore {
         ["set-window-option", "-u", "-t", target, markOption]
     }
 
-    /// Makes the windows at `paths`, of one session, in one tmux call; when
-    /// it fails, finds where it stopped (see ``makeWindows(warn:)``).
-    private mutating func makeWindows(_ paths: [RestorationPath], warn: (String) -> Void) {
+    /// Makes the windows at `paths`, of one session, in one tmux call, then
+    /// runs `finishing` (the session's last commands); when the call fails,
+    /// finds where it stopped (see ``makeWindows(warn:)``).
+    private mutating func makeWindows(_ paths: [RestorationPath], finishing: [[String]], warn: (String) -> Void) {
         let batch = paths.compactMap { path in windows[path].map { (path, $0) } }
         guard let runner = batch.first?.1.runner else { return }
         let failure: TmuxError
         do {
-            _ = try runner.run(commands: batch.flatMap { $0.1.allCommands + [Self.mark($0.1.target)] } + batch.map { Self.unmark($0.1.target) })
+            let making = batch.flatMap { $0.1.allCommands + [Self.mark($0.1.target)] }
+            _ = try runner.run(commands: making + finishing + batch.map { Self.unmark($0.1.target) })
             return
         } catch {
             failure = error
@@ -99,6 +106,16 @@ extension TmuxRestore {
         let marked = batch.filter { found[$0.1.index] == true }
         if !marked.isEmpty { _ = try? runner.run(commands: marked.map { Self.unmark($0.1.target) }) }
         var stopped = false
+        defer {
+            if stopped {
+                // The call stopped before the session's last commands.
+                if !finishing.isEmpty { _ = try? runner.run(commands: finishing) }
+            } else if !finishing.isEmpty {
+                // Every window is whole: it stopped in the last commands,
+                // which are not run twice (a window is killed by index).
+                warn("\(session): its active and last windows may not be as they were: \(failure)")
+            }
+        }
         for (path, window) in batch {
             if stopped {
                 makeAlone(window, at: path, warn: warn)

@@ -84,7 +84,7 @@ struct TmuxRestore {
     /// What each session does once every window exists: the window tmux
     /// made with it goes when unused, and the last and active windows are
     /// selected.
-    private(set) var sessionCommands: [(runner: TmuxRunner, commands: [[String]])] = []
+    var sessionCommands: [(runner: TmuxRunner, commands: [[String]])] = []
     /// The placeholder sessions of the servers started as daemons (tmux
     /// before 3.2), killed once the saved sessions exist.
     private(set) var placeholderSessions: [(runner: TmuxRunner, session: String)] = []
@@ -108,10 +108,20 @@ struct TmuxRestore {
         sessions[path] = session
     }
 
-    /// A session's commands for once every window exists.
-    mutating func sessionFinishes(runner: TmuxRunner, commands: [[String]]) {
-        sessionCommands.append((runner, commands))
+    /// A session's commands for once every window exists: run at the end
+    /// of its windows' last call (``makeWindows(warn:)``), or alone.
+    mutating func sessionFinishes(_ session: SessionObject, runner: TmuxRunner, commands: [[String]]) {
+        if let path = sessions.first(where: { $0.value === session })?.key {
+            finishingCommands[path] = (runner, commands)
+        } else {
+            sessionCommands.append((runner, commands))
+        }
     }
+
+    /// The commands of the sessions made here, run at the end of their
+    /// windows' last call; what remains (no window made) goes to
+    /// `sessionCommands`.
+    var finishingCommands: [RestorationPath: (runner: TmuxRunner, commands: [[String]])] = [:]
 
     /// The window at `path` is to be made with `window`'s commands.
     mutating func windowMade(_ window: Window, at path: RestorationPath) {
