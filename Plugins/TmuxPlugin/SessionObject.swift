@@ -21,6 +21,9 @@ final class SessionObject: RestorableObject, RestorationClass {
     /// made with it, to be replaced by the saved ones.
     private var runner: TmuxRunner?
     private(set) var initialWindow: Int?
+    /// The id (`@N`) of the window tmux made with the session, which stays
+    /// its own when windows are renumbered.
+    private var initialWindowID: String?
     var reusedInitialWindow = false
 
     var restorationChildren: [any RestorableObject] { windows }
@@ -106,9 +109,11 @@ final class SessionObject: RestorableObject, RestorationClass {
             let height = try coder.decode(Int.self, forKey: "height") ?? 24
             var command = ["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
             if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
-            let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index}"]])
+            let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index} #{window_id}"]])
             plugin.restore.sessionCreated(named: name, on: runner)
-            let session = SessionObject(name: name, runner: runner, initialWindow: Int(output.split(separator: "\n").first ?? ""), plugin: plugin)
+            let first = output.split(separator: "\n").first?.split(separator: " ") ?? []
+            let session = SessionObject(name: name, runner: runner, initialWindow: first.first.flatMap { Int($0) }, plugin: plugin)
+            session.initialWindowID = first.dropFirst().first.map(String.init).flatMap { $0.hasPrefix("@") ? $0 : nil }
             plugin.restore.sessionMade(session, at: path)
             return session
         } catch {
@@ -119,16 +124,14 @@ final class SessionObject: RestorableObject, RestorationClass {
 
     func finishedRestoringState() {
         guard let runner else { return }
-        var commands: [[String]] = []
-        if let initialWindow, !reusedInitialWindow {
-            commands.append(["kill-window", "-t", "\(target)\(initialWindow)"])
-        }
-        for window in [lastWindow, activeWindow].compactMap({ $0 }) {
-            if let index = window.index { commands.append(["select-window", "-t", "\(target)\(index)"]) }
-        }
-        guard !commands.isEmpty else { return }
         // Windows are made in their own finishedRestoringState, which may
-        // come after this one: these run once all of them did.
-        plugin?.restore.sessionFinishes(self, runner: runner, commands: commands)
+        // come after this one: these run once all of them did. The last and
+        // active windows are selected by index, before any window goes; the
+        // window tmux made with the session, when no saved one took it, goes
+        // last, by its id (with renumber-windows on, an index would name
+        // another window once one went).
+        let selecting = [lastWindow, activeWindow].compactMap { $0?.index }.map { ["select-window", "-t", "\(target)\($0)"] }
+        let ending = reusedInitialWindow ? nil : initialWindowID ?? initialWindow.map { "\(target)\($0)" }
+        plugin?.restore.sessionFinishes(self, runner: runner, selecting: selecting, ending: ending)
     }
 }

@@ -218,8 +218,10 @@ final class TmuxPlugin: RestorationPlugin {
     func restorationDidFinish() {
         restore.makeWindows { context.log($0, level: .warning) }
         // The sessions none of whose windows were made here (a group's
-        // members), one call each.
+        // members) select theirs, one call each; then the marks come off,
+        // and the windows no saved one took go.
         for (runner, commands) in restore.sessionCommands { _ = try? runner.run(commands: commands) }
+        restore.finishServers()
         typePrograms()
         replayEditors()
         // The sessions that kept an old tmux's new server alive (see ServerObject).

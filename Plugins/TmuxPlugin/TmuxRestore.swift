@@ -108,20 +108,29 @@ struct TmuxRestore {
         sessions[path] = session
     }
 
-    /// A session's commands for once every window exists: run at the end
-    /// of its windows' last call (``makeWindows(warn:)``), or alone.
-    mutating func sessionFinishes(_ session: SessionObject, runner: TmuxRunner, commands: [[String]]) {
+    /// A session's last commands, for once every window exists: the last
+    /// and active windows it selects (at the end of its windows' last call,
+    /// ``makeWindows(warn:)``, or alone), and the window it ends (the one
+    /// tmux made with it, unused), which goes in ``finishServers()``.
+    mutating func sessionFinishes(_ session: SessionObject, runner: TmuxRunner, selecting: [[String]], ending window: String?) {
         if let path = sessions.first(where: { $0.value === session })?.key {
-            finishingCommands[path] = (runner, commands)
-        } else {
-            sessionCommands.append((runner, commands))
+            selectingCommands[path] = (runner, selecting)
+        } else if !selecting.isEmpty {
+            sessionCommands.append((runner, selecting))
         }
+        if let window { endingWindows.append((runner, window)) }
     }
 
-    /// The commands of the sessions made here, run at the end of their
+    /// The selections of the sessions made here, run at the end of their
     /// windows' last call; what remains (no window made) goes to
     /// `sessionCommands`.
-    var finishingCommands: [RestorationPath: (runner: TmuxRunner, commands: [[String]])] = [:]
+    var selectingCommands: [RestorationPath: (runner: TmuxRunner, commands: [[String]])] = [:]
+    /// The windows to end once every session is made: the ones tmux made
+    /// with a session and no saved window took, by id.
+    private(set) var endingWindows: [(runner: TmuxRunner, window: String)] = []
+    /// The windows that may carry the mark of a window call
+    /// (``makeWindows(warn:)``), taken off in ``finishServers()``.
+    var markedWindows: [(runner: TmuxRunner, target: String)] = []
 
     /// The window at `path` is to be made with `window`'s commands.
     mutating func windowMade(_ window: Window, at path: RestorationPath) {

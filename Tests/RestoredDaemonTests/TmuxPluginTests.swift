@@ -327,6 +327,32 @@ import TerminalPrograms
         #expect(await daemon.terminated() == 0)
     }
 
+    @Test("With renumber-windows on and windows saved from index 1 (base-index changed since), the window tmux makes with the session goes last, by its id: the saved windows come back once each, in order, the active one active, with no mark left and nothing said to be amiss")
+    func renumberedWindows() async throws {
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
+        defer { _ = try? server.run(["kill-server"]) }
+        // The user's configuration renumbers windows; base-index 1 is set at run time only.
+        try "set -g renumber-windows on\n".write(toFile: tmuxDirectory + "/.tmux.conf", atomically: true, encoding: .utf8)
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "ren", "-x", "120", "-y", "40"], ["set-option", "-g", "base-index", "1"],
+            ["new-window", "-d", "-t", "=ren:1", "-n", "one"], ["new-window", "-d", "-t", "=ren:2", "-n", "two"],
+            ["new-window", "-d", "-t", "=ren:3", "-n", "three"], ["kill-window", "-t", "=ren:0"], ["select-window", "-t", "=ren:two"],
+        ])
+        let saved = try server.run(["list-windows", "-t", "=ren:", "-F", "#{window_name} #{window_active}"])
+        #expect(saved == "one 0\ntwo 1\nthree 0\n", "\(saved)")
+        let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: Self.shellEnvironment(tmuxDirectory))
+        defer { daemon.stop(); admin.close() }
+        _ = try server.run(["kill-server"])
+
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        let log = environment.log("restored.log")
+        #expect(!log.contains("not all as it was") && !log.contains("may not be as they were"), "\(log)")
+        #expect(try server.run(["show-options", "-gv", "renumber-windows"]) == "on\n")
+        #expect(try server.run(["list-windows", "-t", "=ren:", "-F", "#{window_name} #{window_active}"]) == saved)
+        #expect(try server.run(["list-windows", "-t", "=ren:", "-F", "#{@restored-made}"]) == "\n\n\n")
+        #expect(await daemon.terminated() == 0)
+    }
+
     @Test("A session whose windows' commands pass what one tmux call carries (16 KiB) is made in several calls, each window whole in its directory, none said to be not all as it was")
     func windowsInSeveralCalls() async throws {
         let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
