@@ -247,7 +247,7 @@ public final class Daemon: Service {
             let late = hosts.filter(\.isRestoring).map(\.appID.rawValue)
             logger.warning("still restoring after \(Self.loginRestoreBudget): \(late.joined(separator: ", ")); starting anyway, they finish in the background")
         }
-        HeapRelease.soon { [state] in state.phase == .running }
+        state.releaseFreedMemorySoon()
     }
 
     /// The delay lock, the job that saves on logind's events, and the

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 import Synchronization
+import SystemSupport
 
 /// What the daemon is doing and has done, for the admin API's `Status`.
 public final class DaemonState: Sendable {
@@ -79,5 +80,17 @@ public final class DaemonState: Sendable {
     public var restartsForUpgrade: Bool {
         get { values.withLock { $0.restartsForUpgrade } }
         set { values.withLock { $0.restartsForUpgrade = newValue } }
+    }
+
+    /// Gives the memory a round freed back to the system once restored is
+    /// idle between saves (``HeapRelease``); not once it stops.
+    public func releaseFreedMemorySoon() {
+        HeapRelease.soon { [self] in
+            switch phase {
+            case .running: .quiet
+            case .stopping: .never
+            case .starting, .restoring, .saving: .busy
+            }
+        }
     }
 }

@@ -53,7 +53,7 @@ final class SaveCoordinator: Sendable {
             return await group.reduce(into: []) { $0.append($1) }
         }
         record(reports, trigger: trigger)
-        HeapRelease.soon { [state] in state.phase == .running }
+        state.releaseFreedMemorySoon()
         return reports
     }
 
@@ -79,7 +79,7 @@ final class SaveCoordinator: Sendable {
         // A round where nothing changed allocated next to nothing: no trim.
         if !reports.isEmpty {
             record(reports, trigger: .autosave)
-            HeapRelease.soon { [state] in state.phase == .running }
+            state.releaseFreedMemorySoon()
         }
     }
 

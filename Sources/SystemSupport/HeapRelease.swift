@@ -20,20 +20,36 @@ public enum HeapRelease {
     /// How long after a round the heap is trimmed.
     static let delay = DispatchTimeInterval.seconds(2)
 
-    /// Trims the heap a little later, off the caller's path, at a moment
-    /// `isQuiet` says nothing else runs (a trim holds each arena's lock
-    /// while it works, so a round then would wait for it); until then it
-    /// looks again at the same interval.
-    public static func soon(whenQuiet isQuiet: @escaping @Sendable () -> Bool = { true }) {
-        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        schedule(isQuiet)
+    /// Whether a trim may run now.
+    public enum Moment: Sendable {
+        /// Nothing else runs: trim now.
+        case quiet
+        /// Something runs: look again a little later.
+        case busy
+        /// The process ends: no trim is worth it.
+        case never
     }
 
-    private static func schedule(_ isQuiet: @escaping @Sendable () -> Bool) {
+    /// Trims the heap a little later, off the caller's path, at a moment
+    /// `moment` says nothing else runs (a trim holds each arena's lock
+    /// while it works, so a round then would wait for it); until then it
+    /// looks again at the same interval, and gives up when it says never.
+    public static func soon(when moment: @escaping @Sendable () -> Moment = { .quiet }) {
+        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        schedule(moment)
+    }
+
+    private static func schedule(_ moment: @escaping @Sendable () -> Moment) {
         DispatchQueue.global(qos: .background).asyncAfter(deadline: .now() + delay) {
-            guard isQuiet() else { return schedule(isQuiet) }
-            pending.store(false, ordering: .releasing)
-            now()
+            switch moment() {
+            case .busy:
+                schedule(moment)
+            case .never:
+                pending.store(false, ordering: .releasing)
+            case .quiet:
+                pending.store(false, ordering: .releasing)
+                now()
+            }
         }
     }
 
