@@ -205,6 +205,19 @@ import Testing
         #expect(Self.isGone(helper.pid))
     }
 
+    /// Expects `saves` saves for `occasion` through `host` each to give an
+    /// archive, from its helper of pid `first`, still the one running.
+    static func expectServed(by host: PluginHost, running first: Int32, saves: Int, for occasion: SaveOccasion = .request) throws {
+        for _ in 1...saves {
+            guard case .saved(let result, _) = try host.save(for: occasion, unlessSameAs: nil, deadline: Self.deadline()).get() else {
+                Issue.record("no archive")
+                return
+            }
+            #expect(result.archive != nil)
+            #expect(host.pid == first)
+        }
+    }
+
     @Test("Mid-upgrade, a helper whose plugin changed keeps serving when the new host cannot speak this protocol; the stop's save still has it")
     func runningHostServesThroughAnUpgrade() throws {
         let installation = try Installation()
@@ -217,15 +230,7 @@ import Testing
         // read) and a new build of the plugin, both renamed into place.
         try installation.install(script: "#!/bin/sh\necho 'restored-plugin-host 9.9.9 speaks protocol version 99' >&2\nexit \(HostProtocol.versionMismatchStatus)\n")
         try installation.replacePlugin()
-        for _ in 1...4 {
-            let answer = try host.save(for: .daemonStop, unlessSameAs: nil, deadline: Self.deadline()).get()
-            guard case .saved(let result, _) = answer else {
-                Issue.record("no archive")
-                return
-            }
-            #expect(result.archive != nil)
-            #expect(host.pid == first)
-        }
+        try Self.expectServed(by: host, running: first, saves: 4, for: .daemonStop)
         // Tried once: not again until the plugin or its host changes.
         let lines = installation.mismatches.lines.withLock { $0 }
         #expect(lines.count == 1)
@@ -252,14 +257,7 @@ import Testing
         _ = try host.start().get()
         let first = try #require(host.pid)
         try installation.replacePlugin(version: "9.9.9")
-        for _ in 1...3 {
-            guard case .saved(let result, _) = try host.save(unlessSameAs: nil, deadline: Self.deadline()).get() else {
-                Issue.record("no archive")
-                return
-            }
-            #expect(result.archive != nil)
-            #expect(host.pid == first)
-        }
+        try Self.expectServed(by: host, running: first, saves: 3)
         // The build this host can load: a new helper serves it.
         try installation.replacePlugin()
         _ = try host.save(unlessSameAs: nil, deadline: Self.deadline()).get()
