@@ -1,0 +1,30 @@
+/// What a read of an ``ArchiveStore`` gives: the archive (`Content`:
+/// decoded, or its file's bytes checked in full), which generation it came
+/// from, and what was wrong with the newer one if the previous generation
+/// had to be used.
+public struct StoredReading<Content: Hashable & Sendable>: Hashable, Sendable {
+    /// The archive read.
+    public var archive: Content
+    /// The file it was read from.
+    public var source: ArchiveStore.Generation
+    /// Problems met on the way, like the current file's checksum mismatch when
+    /// `source` is ``ArchiveStore/Generation/previous``. Empty when all was well.
+    public var problems: [ArchiveProblem]
+    /// The size of the file read, in bytes.
+    public var byteCount: Int
+
+    /// Creates a reading.
+    public init(archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = []) {
+        self.archive = archive
+        self.source = source
+        self.byteCount = byteCount
+        self.problems = problems
+    }
+}
+
+/// The result of ``ArchiveStore/read(_:)``: the archive decoded.
+public typealias ArchiveReading = StoredReading<Archive>
+
+/// The result of ``ArchiveStore/readEncoded(_:generation:)``: the archive
+/// as its file holds it (``EncodedArchive``).
+public typealias EncodedArchiveReading = StoredReading<EncodedArchive>
