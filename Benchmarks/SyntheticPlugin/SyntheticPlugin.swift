@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import RestorationKit
 
 /// A synthetic app for benchmarks (`org.restored.bench.Synthetic`).
@@ -23,11 +24,7 @@ final class SyntheticPlugin: RestorationPlugin {
         let address = UInt(bitPattern: unsafeBitCast(entry, to: UnsafeRawPointer.self))
         // Read to the end: /proc files report size 0, and a single read
         // returns only the first page, which may not hold this image.
-        guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps"),
-              let data = try? handle.readToEnd()
-        else { return "" }
-        try? handle.close()
-        let maps = String(decoding: data, as: UTF8.self)
+        guard let maps = readWhole("/proc/self/maps") else { return "" }
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             let range = fields.first?.split(separator: "-") ?? []
@@ -41,6 +38,22 @@ final class SyntheticPlugin: RestorationPlugin {
             return !number.isEmpty && number.allSatisfy({ $0.isASCII && $0.isNumber }) ? String(number) : ""
         }
         return ""
+    }
+
+    /// The whole of a file read until its end, or nil.
+    private static func readWhole(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(contentsOf: chunk[..<count])
+        }
     }
 
     private let nodes: [SyntheticNode]
