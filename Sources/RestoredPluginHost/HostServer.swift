@@ -63,55 +63,63 @@ struct HostServer {
 
         // The walks never touch a store: restored reads and writes archives.
         let engine = RestorationEngine(store: ArchiveStore(directory: "/"), configuration: start.configuration, logger: logger)
-        var lastSent: (token: UInt64, archive: Archive)?
+        // The last archive sent, by its content's fingerprint: what an
+        // autosave compares with, without keeping the archive.
+        var lastSent: (token: UInt64, content: ArchiveFingerprint)?
         var nextToken: UInt64 = 1
         // Created at the first walk (a crash in create is that walk's), and
         // tried again at the next one if create failed.
         var session: InProcessPluginSession?
         while true {
-            let request: HostRequest
+            // One request: what it and its answer hold (a restore's archive,
+            // a save's encoded one) is freed at the end of this block, before
+            // the heap is trimmed below.
             do {
-                request = try HostRequest(try channel.receive(maximumLength: HostProtocol.maximumRequestLength))
-            } catch {
-                if error == .closed { return 0 }
-                logger.error("restored sent what this helper cannot read (\(error)); stopping", metadata: ["app": "\(plugin.appID)"])
-                return 1
-            }
-            if session == nil, request.isWalk {
+                let request: HostRequest
                 do {
-                    session = try plugin.makeSession(options: request.options, logger: logger)
+                    request = try HostRequest(try channel.receive(maximumLength: HostProtocol.maximumRequestLength))
                 } catch {
-                    let reason = "the plugin could not start: \(error)"
-                    guard reply(request.failure(reason, appID: plugin.appID)) else { return 1 }
-                    continue
+                    if error == .closed { return 0 }
+                    logger.error("restored sent what this helper cannot read (\(error)); stopping", metadata: ["app": "\(plugin.appID)"])
+                    return 1
                 }
+                if session == nil, request.isWalk {
+                    do {
+                        session = try plugin.makeSession(options: request.options, logger: logger)
+                    } catch {
+                        let reason = "the plugin could not start: \(error)"
+                        guard reply(request.failure(reason, appID: plugin.appID)) else { return 1 }
+                        continue
+                    }
+                }
+                guard let session else { continue }
+                let answer: HostReply
+                switch request {
+                case .start:
+                    logger.error("a second start request; stopping", metadata: ["app": "\(plugin.appID)"])
+                    return 1
+                case .save(let save):
+                    session.walkDeadline = Self.deadline(leaving: save.timeLeft)
+                    let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
+                    let content = archive.map(ArchiveFingerprint.init(of:))
+                    if let content, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, content == kept.content {
+                        answer = .unchanged
+                    } else {
+                        let token = nextToken
+                        nextToken += 1
+                        if let content { lastSent = (token, content) }
+                        answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
+                    }
+                case .restore(let bytes, let reason, _, let timeLeft):
+                    session.walkDeadline = Self.deadline(leaving: timeLeft)
+                    do {
+                        answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes), reason: reason))
+                    } catch {
+                        answer = .restored(RestorationReport(appID: plugin.appID, outcome: .failed("restored sent an unreadable archive: \(error)")))
+                    }
+                }
+                guard reply(answer) else { return 1 }
             }
-            guard let session else { continue }
-            let answer: HostReply
-            switch request {
-            case .start:
-                logger.error("a second start request; stopping", metadata: ["app": "\(plugin.appID)"])
-                return 1
-            case .save(let save):
-                session.walkDeadline = Self.deadline(leaving: save.timeLeft)
-                let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
-                if let archive, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, archive.hasSameContent(as: kept.archive) {
-                    answer = .unchanged
-                } else {
-                    let token = nextToken
-                    nextToken += 1
-                    if let archive { lastSent = (token, archive) }
-                    answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
-                }
-            case .restore(let bytes, let reason, _, let timeLeft):
-                session.walkDeadline = Self.deadline(leaving: timeLeft)
-                do {
-                    answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes), reason: reason))
-                } catch {
-                    answer = .restored(RestorationReport(appID: plugin.appID, outcome: .failed("restored sent an unreadable archive: \(error)")))
-                }
-            }
-            guard reply(answer) else { return 1 }
             // What the walk freed (its coder's buffers, the archive it
             // encoded or decoded) goes back to the system once the host is
             // idle: no request within a second (a login's restores and a
