@@ -42,10 +42,11 @@ final class PluginInstanceBox {
         return objects[index]
     }
 
-    /// Releases every handle.
+    /// Releases every handle, and the tables' memory: a host idles between
+    /// walks far longer than a walk takes to build them again.
     func endWalk() {
-        objects.removeAll(keepingCapacity: true)
-        indices.removeAll(keepingCapacity: true)
+        objects = []
+        indices = [:]
     }
 
     /// A coder for one callback; ``recycleCoders()`` takes its buffer back.
