@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestorationKit
 
 /// Hello's one window: the text it shows.
@@ -29,7 +29,7 @@ final class HelloPlugin: RestorationPlugin {
 
     init(context: PluginContext) throws {
         self.context = context
-        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? FileManager.default.temporaryDirectory.path
         liveFile = URL(fileURLWithPath: context.options["live-file"] ?? runtime + "/hello/text")
         // The window exists when the app starts: restoration finds it by path (R8 step 3).
         context.registerObject(editor, at: RestorationPath("Editor"))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PluginToolkit
 import SystemPackage
 
@@ -61,23 +61,23 @@ struct MpvPlayer {
         var nextRequest = 1
         /// The answer's `data`, `.some(nil)` for an answer without (an
         /// unavailable property), nil for no answer.
-        func property(_ name: String) -> Any?? {
+        func property(_ name: String) -> Value?? {
             let id = nextRequest
             nextRequest += 1
             let request = #"{"command":["get_property","\#(name)"],"request_id":\#(id)}"#
             // mpv sends events between answers: the answer carries our id.
             guard let line = try? client.request(request, before: deadline, answeredBy: { Self.requestID(of: $0) == id }),
-                  let answer = Self.object(line) else { return nil }
-            return .some(answer["error"] as? String == "success" ? answer["data"] : nil)
+                  let answer = Self.reply(line) else { return nil }
+            return .some(answer.error == "success" ? answer.data : nil)
         }
         guard let file = property("path") else { return .silent }
-        guard let name = file as? String else { return .idle }
+        guard case .text(let name)? = file else { return .idle }
         guard let positionAnswer = property("time-pos"), let pauseAnswer = property("pause") else { return .silent }
         // A file still opening has no position yet: the start of it.
-        let position = positionAnswer as? Double ?? 0
-        let paused = pauseAnswer as? Bool ?? false
-        let volume = property("volume").flatMap { $0 as? Double } ?? 100
-        let speed = property("speed").flatMap { $0 as? Double } ?? 1
+        let position = positionAnswer?.number ?? 0
+        let paused = pauseAnswer?.flag ?? false
+        let volume = property("volume")??.number ?? 100
+        let speed = property("speed")??.number ?? 1
         // A relative file is relative to the player's directory.
         let path = name.hasPrefix("/") ? name : (process.directory ?? FilePath("/")).pushing(FilePath(name)).string
         return .playing(State(path: path, position: position, paused: paused, volume: volume, speed: speed))
@@ -91,11 +91,48 @@ struct MpvPlayer {
         return line != nil
     }
 
-    private static func object(_ line: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    /// One line of mpv's JSON IPC: an answer (its request's id, its error,
+    /// `success` when there is none, and its data) or an event (no id).
+    private struct Reply: Decodable {
+        var requestID: Int?
+        var error: String?
+        var data: Value?
+
+        enum CodingKeys: String, CodingKey {
+            case requestID = "request_id", error, data
+        }
+    }
+
+    /// The data of an answer, of the kinds this plugin reads.
+    enum Value: Decodable {
+        case text(String)
+        case number(Double)
+        case flag(Bool)
+        /// A list, a map: nothing this plugin asks for.
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else if let number = try? container.decode(Double.self) {
+                self = .number(number)
+            } else if let text = try? container.decode(String.self) {
+                self = .text(text)
+            } else {
+                self = .other
+            }
+        }
+
+        var number: Double? { if case .number(let number) = self { number } else { nil } }
+        var flag: Bool? { if case .flag(let flag) = self { flag } else { nil } }
+    }
+
+    private static func reply(_ line: String) -> Reply? {
+        try? JSONDecoder().decode(Reply.self, from: Data(line.utf8))
     }
 
     private static func requestID(of line: String) -> Int? {
-        object(line)?["request_id"] as? Int
+        reply(line)?.requestID
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestorationKit
 
 /// The main window: the root, and the presentation context of the app (R4).

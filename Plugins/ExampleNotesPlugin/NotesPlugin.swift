@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import RestorationKit
 
 /// The example notes app (`org.example.Notes`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The notes app's live user-interface state: what a running app would hold
 /// in memory. This example keeps it in `ui.json` under the plugin's

@@ -1,5 +1,5 @@
 import DesktopEntries
-import Foundation
+import FoundationEssentials
 import SystemSupport
 
 /// The apps the session plugin leaves out, each with the reason

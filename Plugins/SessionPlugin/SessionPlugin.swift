@@ -1,7 +1,7 @@
 import AppDiscovery
 import AppLaunching
 import DesktopEntries
-import Foundation
+import FoundationEssentials
 import NeovimControl
 import PluginSupport
 import PluginToolkit
@@ -362,7 +362,7 @@ final class SessionPlugin: RestorationPlugin {
         }, by: \.launch.entry.id)
         if !started.isEmpty {
             let remaining = Self.earlyExitWindow - (ContinuousClock.now - launched)
-            if remaining > .zero { Thread.sleep(forTimeInterval: Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18) }
+            if remaining > .zero { _ = Waiting.until(.now + remaining) { false } }
             let runningAfter = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
             for (id, launchesOfApp) in started.sorted(by: { $0.key < $1.key }) where runningAfter[id, default: 0] <= finished.runningBefore[id, default: 0] {
                 context.log("\(id): exited within \(Self.earlyExitWindow) of its launch (is its display there? does it start by hand?): not reopened; it stays in the archive for the next login", level: .warning)
@@ -381,3 +381,7 @@ final class SessionPlugin: RestorationPlugin {
         for file in finished.leftFiles { unlink(file.string) }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ProcFiles
 
 /// The session's window manager, as far as it lets a client read where
@@ -134,3 +134,7 @@ extension WindowPlacer {
         Set((windows() ?? []).map(\.id))
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

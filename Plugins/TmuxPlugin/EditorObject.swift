@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NeovimControl
 import NeovimState
 import RestorationKit

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PluginToolkit
 import RestorationKit
 import SystemPackage
@@ -104,3 +104,7 @@ final class ServerObject: RestorableObject, RestorationClass {
         plugin.restore.serverStarted(name, placeholderSession: foreground ? nil : (runner, placeholder))
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,4 +1,5 @@
 import RestorationKit
+import SystemSupport
 import TmuxControl
 
 /// One tmux session, by name; its children are its windows.
@@ -35,12 +36,12 @@ final class SessionObject: RestorableObject, RestorationClass {
     /// and `/` written `%25` and `%2F`, as identifiers hold no `/` (R3)
     /// and tmux names may.
     static func identifier(forName name: String) -> String {
-        name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        name.replacingEvery("%", with: "%25").replacingEvery("/", with: "%2F")
     }
 
     /// The session name ``identifier(forName:)`` wrote as `identifier`.
     static func name(forIdentifier identifier: String) -> String {
-        identifier.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%25", with: "%")
+        identifier.replacingEvery("%2F", with: "/").replacingEvery("%25", with: "%")
     }
 
     /// A session read at a save; `groupLeader` is the session whose windows it shares.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MessagePack
 import NeovimControl
 import PluginToolkit
@@ -320,7 +320,7 @@ final class TmuxPlugin: RestorationPlugin {
     private func editorSocket(for pending: inout TmuxRestore.PendingEditor, before deadline: ContinuousClock.Instant) throws -> FilePath? {
         if pending.panePID == nil {
             let output = try pending.runner.bounded(by: deadline).run(["display-message", "-p", "-t", pending.target, "#{pane_pid}"])
-            guard let pid = Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            guard let pid = Int32(output.trimmingWhitespace()) else {
                 throw TmuxError.unreadableOutput(socket: pending.runner.socket, detail: "no process for pane \(pending.target)")
             }
             pending.panePID = pid
@@ -329,3 +329,7 @@ final class TmuxPlugin: RestorationPlugin {
         return NeovimServer.sockets(ofProcess: program.pid).first
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NeovimControl
 import RestorationKit
 import SystemPackage
@@ -201,7 +201,7 @@ struct TmuxRestore {
     mutating func paneBaseIndex(of runner: TmuxRunner) throws -> Int {
         if let known = paneBaseIndexes[runner.socket] { return known }
         let output = try runner.run(["show-options", "-gwv", "pane-base-index"])
-        guard let index = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let index = Int(output.trimmingWhitespace()) else {
             throw TmuxError.unreadableOutput(socket: runner.socket, detail: "no pane-base-index: \(output)")
         }
         paneBaseIndexes[runner.socket] = index

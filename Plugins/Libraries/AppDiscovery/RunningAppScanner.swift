@@ -1,5 +1,5 @@
 public import DesktopEntries
-import Foundation
+import FoundationEssentials
 import Glibc
 import UnitLaunching
 import SystemSupport
@@ -182,8 +182,7 @@ public struct RunningAppScanner: Sendable {
     /// Whether `item` is a URL: a scheme (a letter, then letters, digits,
     /// `+`, `-` or `.`) and `://`.
     public static func isURL(_ item: String) -> Bool {
-        guard let separator = item.range(of: "://"), separator.lowerBound > item.startIndex else { return false }
-        let scheme = item[..<separator.lowerBound]
+        guard let scheme = item.prefix(beforeFirst: "://"), !scheme.isEmpty else { return false }
         return scheme.first!.isASCII && scheme.first!.isLetter && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 }

@@ -1,5 +1,5 @@
 public import DesktopEntries
-import Foundation
+import FoundationEssentials
 public import RestoredDBus
 public import UnitLaunching
 import SavedText
@@ -40,7 +40,7 @@ public struct DesktopAppLauncher: Sendable {
     /// `/org/example/App`; a `-` in the path becomes `_`).
     public static func busName(of entry: DesktopEntry) -> (name: String, path: String) {
         let name = entry.id.hasSuffix(".desktop") ? String(entry.id.dropLast(8)) : entry.id
-        return (name, "/" + name.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_"))
+        return (name, "/" + name.replacingEvery(".", with: "/").replacingEvery("-", with: "_"))
     }
 
     /// Starts `launch`.
@@ -101,8 +101,8 @@ public struct DesktopAppLauncher: Sendable {
         let program = entry.exec.map { ProgramName.of($0.program) } ?? ""
         guard !programsRunningFiles.contains(program), SavedText.isPrintable(item), !item.hasPrefix("-") else { return false }
         if item.hasPrefix("/") { return !item.contains("://") }
-        guard let separator = item.range(of: "://") else { return false }
-        return reopenedSchemes.contains(item[..<separator.lowerBound].lowercased())
+        guard let scheme = item.prefix(beforeFirst: "://") else { return false }
+        return reopenedSchemes.contains(scheme.lowercased())
     }
 
     private func activate(_ launch: DesktopLaunch, on connection: DBusConnection) async throws(LaunchError) -> DesktopLaunchResult {
@@ -121,7 +121,7 @@ public struct DesktopAppLauncher: Sendable {
     }
 
     private static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return path.hasPrefix("/") && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        var isDirectory = false
+        return path.hasPrefix("/") && FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory
     }
 }

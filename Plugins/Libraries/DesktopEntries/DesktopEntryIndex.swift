@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SystemSupport
 
 /// The desktop entries of the user, by desktop file id, as the Desktop
@@ -29,7 +29,7 @@ public struct DesktopEntryIndex: Sendable {
         for directory in directories {
             for file in Self.desktopFiles(in: directory, directoryTimes: &directoryTimes) {
                 let relative = String(file.dropFirst(directory.count + 1))
-                let id = relative.replacingOccurrences(of: "/", with: "-")
+                let id = relative.replacingEvery("/", with: "-")
                 // The first file of an id wins, even when it cannot be used:
                 // a broken or unreadable file of the user's hides the system's.
                 guard entries[id] == nil, !taken.contains(id) else { continue }
@@ -68,13 +68,16 @@ public struct DesktopEntryIndex: Sendable {
     private static func desktopFiles(in directory: String, directoryTimes: inout [String: Date]) -> [String] {
         // A directory that does not exist (yet) is watched too: making it is a change.
         directoryTimes[directory] = modificationTime(of: directory)
-        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
+        // Subdirectories are walked, symbolic links to them are not, and a
+        // subdirectory's type is read without following a link, as
+        // Foundation's enumerator does.
+        guard let subpaths = try? FileManager.default.subpathsOfDirectory(atPath: directory) else { return [] }
         var files: [String] = []
-        while let relative = enumerator.nextObject() as? String {
+        for relative in subpaths {
             let path = directory + "/" + relative
             if relative.hasSuffix(".desktop") {
                 files.append(path)
-            } else if (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory {
+            } else if (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeDirectory {
                 directoryTimes[path] = modificationTime(of: path)
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ProcFiles
 public import SystemPackage
 import SystemSupport

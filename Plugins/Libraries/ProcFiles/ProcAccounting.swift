@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `/proc/PID` says of a process's costs, for the benchmarks: CPU
 /// time, memory, bytes written and each thread's context switches. Like

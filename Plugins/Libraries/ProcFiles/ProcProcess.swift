@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `/proc/PID` says of a process, each read in one place for every
 /// module that asks (the tmux and session plugins, the Neovim client, the
@@ -50,7 +54,7 @@ public enum ProcProcess {
     public static func children(of pid: Int32, proc: String = "/proc") -> [Int32] {
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/task") else { return [] }
         return threads.flatMap { thread -> [Int32] in
-            (ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") ?? "").split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            (ProcFile.text(atPath: "\(proc)/\(pid)/task/\(thread)/children") ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SavedText
 import SystemSupport
 public import SystemPackage

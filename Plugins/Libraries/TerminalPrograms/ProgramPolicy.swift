@@ -143,9 +143,9 @@ public struct ProgramPolicy: Hashable, Sendable {
                 kept.append(argument)
                 follows = follows || argument != "--retry"
             case "-n":
-                if let count = iterator.next(), Int(count.trimmingCharacters(in: ["+", "-"])) != nil { kept += ["-n", count] }
+                if let count = iterator.next(), Self.isLineCount(count) { kept += ["-n", count] }
             default:
-                if argument.hasPrefix("--lines="), Int(argument.dropFirst(8).trimmingCharacters(in: ["+", "-"])) != nil {
+                if argument.hasPrefix("--lines="), Self.isLineCount(argument.dropFirst(8)) {
                     kept.append(argument)
                 } else if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.dropFirst().allSatisfy({ "fFq".contains($0) }) {
                     kept.append(argument)
@@ -210,5 +210,15 @@ public struct ProgramPolicy: Hashable, Sendable {
             }
         }
         return kept
+    }
+
+    /// Whether `text` is a count of lines, its signs at either end aside
+    /// (tail's `-n +5`, `-n -5`).
+    private static func isLineCount(_ text: some StringProtocol) -> Bool {
+        let signs: Set<Character> = ["+", "-"]
+        guard let first = text.firstIndex(where: { !signs.contains($0) }), let last = text.lastIndex(where: { !signs.contains($0) }) else {
+            return false
+        }
+        return Int(text[first...last]) != nil
     }
 }

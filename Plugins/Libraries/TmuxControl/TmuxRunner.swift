@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ProcessSpawning
 public import SystemPackage
 import SystemSupport

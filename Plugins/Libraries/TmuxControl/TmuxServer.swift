@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import SystemPackage
 
 /// One tmux server of the user: the socket it listens on.
@@ -39,3 +39,7 @@ public struct TmuxServer: Hashable, Sendable {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
