@@ -1,11 +1,17 @@
+import RestoredState
+
 /// A 64-bit fingerprint of an archive's content: what
 /// ``Archive/hasSameContent(as:)`` compares (everything but the timestamp,
-/// the generation, the restore-attempt counter and the system version).
+/// the generation, the restore-attempt counter and the system version),
+/// read from the archive's encoded bytes.
 ///
 /// A plugin host keeps the fingerprint of the last archive it sent, not the
 /// archive, so that autosave's "unchanged" answer costs 16 bytes where the
 /// archive held one allocation per object (about half a mebibyte at 1,000
-/// objects, in every host, all day).
+/// objects, in every host, all day). It is made from the bytes the host
+/// encodes to send anyway, in one pass: the encoding holds each content
+/// field once, each with its length, so equal content gives equal bytes
+/// and equal bytes equal content.
 ///
 /// The fingerprint is the standard library's `Hasher` (SipHash-1-3, keyed
 /// with a random seed per process), so two different contents share it with
@@ -15,36 +21,40 @@
 public struct ArchiveFingerprint: Equatable, Sendable {
     private let value: Int
 
-    /// The fingerprint of `archive`'s content.
-    public init(of archive: Archive) {
+    /// The fingerprint of the archive `encoded` holds, as
+    /// ``ArchiveCodec/encode(_:)`` wrote it.
+    public init(ofEncoded encoded: [UInt8]) {
         var hasher = Hasher()
-        hasher.combine(archive.appID.rawValue)
-        hasher.combine(archive.appVersion)
-        hasher.combine(archive.plugin)
-        hasher.combine(archive.ignoresSnapshot)
-        Self.combine(archive.appState, into: &hasher)
-        hasher.combine(archive.objects.count)
-        for object in archive.objects {
-            hasher.combine(object.path)
-            hasher.combine(object.className)
-            hasher.combine(object.restorationClass)
-            hasher.combine(object.kind)
-            Self.combine(object.state, into: &hasher)
+        encoded.withUnsafeBytes { bytes in
+            Self.combineContent(of: bytes, into: &hasher)
         }
-        hasher.combine(archive.snapshot != nil)
-        if let snapshot = archive.snapshot {
-            hasher.combine(snapshot.mediaType)
-            Self.combine(snapshot.data, into: &hasher)
-        }
-        hasher.combine(archive.droppedObjects)
-        hasher.combine(archive.carriedObjects)
         value = hasher.finalize()
     }
 
-    /// Bytes with their count first (so that two fields cannot run into
-    /// each other), fed as one block rather than byte by byte.
-    private static func combine(_ bytes: [UInt8], into hasher: inout Hasher) {
-        hasher.combine(bytes.count)
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    /// Feeds the content's bytes: the format version and the flags (the
+    /// kind of archive, whether it ignores its snapshot), then the payload
+    /// without the system version and the timestamp, and without the
+    /// checksum. Bytes that are not an encoded archive are fed whole.
+    private static func combineContent(of bytes: UnsafeRawBufferPointer, into hasher: inout Hasher) {
+        let payloadStart = ArchiveCodec.headerLength
+        let payloadEnd = bytes.count - ArchiveCodec.trailerLength
+        guard payloadEnd >= payloadStart else {
+            hasher.combine(bytes: bytes)
+            return
+        }
+        var cursor = ByteCursor<ArchiveError>(bytes, from: payloadStart, to: payloadEnd)
+        do throws(ArchiveError) {
+            _ = try cursor.readBlobRange()  // the app id
+            _ = try cursor.readBlobRange()  // the app version
+            let identity = payloadStart ..< cursor.offset
+            _ = try cursor.readBlobRange()  // the system version
+            _ = try cursor.readVarint()  // the timestamp
+            // Offsets 8 to 15 of the header: format version, header length, flags.
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[8 ..< 16]))
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[identity]))
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[cursor.offset ..< payloadEnd]))
+        } catch {
+            hasher.combine(bytes: bytes)
+        }
     }
 }

@@ -101,14 +101,15 @@ struct HostServer {
                 case .save(let save):
                     session.walkDeadline = Self.deadline(leaving: save.timeLeft)
                     let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
-                    let content = archive.map(ArchiveFingerprint.init(of:))
+                    let encoded = archive.map(ArchiveCodec.encode)
+                    let content = encoded.map(ArchiveFingerprint.init(ofEncoded:))
                     if let content, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, content == kept.content {
                         answer = .unchanged
                     } else {
                         let token = nextToken
                         nextToken += 1
                         if let content { lastSent = (token, content) }
-                        answer = .saved(HostSaveResult(token: token, archive: archive.map(ArchiveCodec.encode), report: report))
+                        answer = .saved(HostSaveResult(token: token, archive: encoded, report: report))
                     }
                 case .restore(let bytes, let reason, _, let timeLeft):
                     session.walkDeadline = Self.deadline(leaving: timeLeft)
