@@ -12,6 +12,8 @@ public final class InProcessPluginSession: PluginSession {
     private let instance: UnsafeMutableRawPointer
     /// The plugin's callbacks, read once (the descriptor never changes).
     private let table: restored_plugin_descriptor
+    /// Where ``describe(_:)`` collects the object the plugin reports.
+    private let describeSink = ObjectSink()
 
     init(plugin: LoadedPlugin, options: [String: String], logger: Logger) throws(PluginCallError) {
         self.plugin = plugin
@@ -173,7 +175,11 @@ public final class InProcessPluginSession: PluginSession {
 
     /// R10.
     public func describe(_ object: ObjectHandle) throws(PluginCallError) -> ReportedObject {
-        let sink = ObjectSink()
+        // One sink for every description (the walks describe each object
+        // they restore, R10): describe_object reports one object and calls
+        // nothing back, so no description runs inside another.
+        let sink = describeSink
+        sink.objects.removeAll(keepingCapacity: true)
         try call("describe_object") { table.describe_object?(instance, object.pointer, sink.cPointer) }
         guard let reported = sink.objects.first else {
             throw PluginCallError(callback: "describe_object", status: RESTORED_ERROR_FAILED, message: "the plugin described nothing")

@@ -21,9 +21,21 @@ final class RestorationWalk {
         var coder: DecodingCoder
     }
 
+    /// The class names an object's reserved keys give (R8, R10).
+    private struct ObjectClass: Hashable {
+        var className: String
+        var restorationClass: String?
+    }
+
     private let session: any PluginSession
     private let archive: Archive
     private var located: [ObjectPath: ObjectHandle] = [:]
+    /// What every coder of this walk resolves a stored reference with: one
+    /// closure for the walk, not one per object.
+    private lazy var resolveReference: (ObjectPath) -> ObjectHandle? = { [unowned self] path in self.located[path] }
+    /// The reserved keys of the objects of each class, built once per class
+    /// (a dictionary per object cost more than many objects' decoding).
+    private var reservedByClass: [ObjectClass: [String: StoredValue]] = [:]
     private var report: RestorationReport
     private let reason: RestoreReason
 
@@ -38,7 +50,7 @@ final class RestorationWalk {
         session.begin(.restoring(reason))
         defer { session.endWalk() }
 
-        let appCoder = DecodingCoder(state: archive.appState, reserved: appReserved()) { [unowned self] path in self.located[path] }
+        let appCoder = DecodingCoder(state: archive.appState, reserved: appReserved(), resolveReference: resolveReference)
         do {
             try appCoder.validate()
         } catch {
@@ -81,7 +93,7 @@ final class RestorationWalk {
                 leaveOut(object.path, "its ancestor \(ancestor) was declined by its restoration class, with its subtree (R8)")
                 continue
             }
-            let coder = DecodingCoder(state: object.state, reserved: objectReserved(object)) { [unowned self] path in self.located[path] }
+            let coder = DecodingCoder(state: object.state, reserved: objectReserved(object), resolveReference: resolveReference)
             do {
                 try coder.validate()
             } catch {
@@ -197,10 +209,13 @@ final class RestorationWalk {
     }
 
     private func objectReserved(_ object: ArchivedObject) -> [String: StoredValue] {
+        let objectClass = ObjectClass(className: object.className, restorationClass: object.restorationClass)
+        if let reserved = reservedByClass[objectClass] { return reserved }
         var reserved: [String: StoredValue] = ["restored.className": .string(object.className)]
         if let restorationClass = object.restorationClass {
             reserved["restored.restorationClass"] = .string(restorationClass)
         }
+        reservedByClass[objectClass] = reserved
         return reserved
     }
 
