@@ -166,6 +166,10 @@ public final class AppRegistry: Sendable {
                 let refusal = PluginRefusal(file: file, reason: reason)
                 refusals.append(refusal)
                 logger.error("\(refusal.description)")
+            case .failure(.fault(.versionMismatch(let seen))):
+                let refusal = PluginRefusal(file: file, reason: .hostVersionMismatch(seen))
+                refusals.append(refusal)
+                logger.error("\(refusal.description)")
             case .failure(.fault(let fault)):
                 let refusal = PluginRefusal(file: file, reason: .startFailed(fault.description))
                 refusals.append(refusal)

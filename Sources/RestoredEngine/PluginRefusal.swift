@@ -28,6 +28,10 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         /// the host's `expected` (``RuntimeRecord``). Read from the file, before
         /// any of the plugin's code ran.
         case wrongRuntime(found: String, expected: String)
+        /// The plugin host installed beside restored is of a restored
+        /// version this one cannot speak to (what was seen, one line): the
+        /// files of two versions, before any of the plugin's code ran.
+        case hostVersionMismatch(String)
     }
 
     /// The plugin file.
@@ -55,6 +59,7 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
         case .insecurePermissions: "insecure-permissions"
         case .startFailed: "start-failed"
         case .wrongRuntime: "wrong-runtime"
+        case .hostVersionMismatch: "host-version-mismatch"
         }
     }
 
@@ -85,6 +90,8 @@ public struct PluginRefusal: Error, Hashable, Sendable, CustomStringConvertible 
             return "refused plugin \(name): \(path.string) (mode \(String(mode & 0o7777, radix: 8)), owner uid \(owner)) can be written by other users; \(remedy)"
         case .startFailed(let error):
             return "refused plugin \(name): it loaded but could not start (\(error)); see the plugin's documentation or its author"
+        case .hostVersionMismatch(let seen):
+            return "refused plugin \(name): the plugin host restored runs it in is of another restored version (\(seen)); restored's files are of two versions (an upgrade not finished, or a second install): finish the upgrade or reinstall, then run systemctl --user restart restored"
         case .wrongRuntime(let found, let expected):
             return "refused plugin \(name): it was built for another Swift runtime (\(found)), and Swift plugins run only in their own (this is \(expected)); rebuild it against this restored's SDK with its toolchain (SDK/README.md, Building a Swift plugin for the installed package)"
         }

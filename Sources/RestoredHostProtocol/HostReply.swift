@@ -107,7 +107,7 @@ public enum HostReply: Sendable {
         var entries = [StoredEntry(key: "code", value: .string(PluginRefusal(file: "", reason: reason).code))]
         func add(_ key: String, _ value: StoredValue) { entries.append(StoredEntry(key: key, value: value)) }
         switch reason {
-        case .loadFailed(let text), .missingCallback(let text), .startFailed(let text):
+        case .loadFailed(let text), .missingCallback(let text), .startFailed(let text), .hostVersionMismatch(let text):
             add("detail", .string(text))
         case .wrongABIVersion(let found, let expected):
             add("found", .uint64(UInt64(found)))
@@ -141,6 +141,7 @@ public enum HostReply: Sendable {
         case "missing-callback": return .missingCallback(try fields.string("detail"))
         case "invalid-app-id": return .invalidAppID(try fields.string("app"), reason: try fields.string("detail"))
         case "start-failed": return .startFailed(try fields.string("detail"))
+        case "host-version-mismatch": return .hostVersionMismatch(try fields.string("detail"))
         case "wrong-runtime": return .wrongRuntime(found: try fields.string("record"), expected: try fields.string("hostRecord"))
         case let code: throw .malformed("a refusal with the unknown code \"\(code)\"")
         }

@@ -1,8 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import RestoredArchive
 @testable import RestoredDaemon
 import RestoredEngine
 import RestoredPluginHosting
+import RestoredTestSupport
 import Synchronization
 import SystemPackage
 import Testing
@@ -37,5 +41,35 @@ import Testing
         #expect(recorded.count == 10_000)
         #expect(recorded.first == recorded.last)
         #expect(Set(recorded).count == 1)
+    }
+
+    /// A plugin's first load meets a plugin host of another version (the
+    /// files of an upgrade not finished): the plugin is refused for that,
+    /// in one line that says what to do, not as a plugin that could not start.
+    @Test func aHostOfAnotherVersionAtAPluginsFirstLoadIsNamedAsSuch() async throws {
+        let directory = try TemporaryTestDirectory()
+        let plugins = directory.path + "/plugins"
+        #expect(mkdir(plugins, 0o700) == 0)
+        try ExecutableFile.copy(BuildProducts.plugin("ExampleHelloPlugin"), to: plugins + "/libExampleHelloPlugin.so")
+        // The host of a later version answers a start it cannot read as the
+        // real one does: a line on standard error and status 76 (EX_PROTOCOL).
+        let host = directory.path + "/restored-plugin-host"
+        try ExecutableFile.write("#!/bin/sh\necho 'restored-plugin-host 9.9.9 speaks protocol version 99' >&2\nexit 76\n", to: host)
+        let registry = AppRegistry(
+            loader: PluginLoader(directories: [FilePath(plugins)]), options: { [:] },
+            hostConfiguration: PluginHost.Configuration(executable: FilePath(host), environment: [:]),
+            logger: Logger(label: "test")
+        )
+        defer { registry.stopAll() }
+        let result = await registry.reload()
+        #expect(result.added.isEmpty)
+        let refusals = registry.refusals
+        #expect(refusals.count == 1)
+        let refusal = try #require(refusals.first)
+        #expect(refusal.code == "host-version-mismatch")
+        #expect(refusal.description.contains("\(host) does not speak protocol"))
+        #expect(refusal.description.contains("restored's files are of two versions"))
+        #expect(refusal.description.contains("systemctl --user restart restored"))
+        #expect(!refusal.description.contains("\n"))
     }
 }
