@@ -132,7 +132,34 @@ import Testing
         #expect(DesktopEntryIndex.directories(environment: ["HOME": "/home/u"]) == ["/home/u/.local/share/applications", "/usr/local/share/applications", "/usr/share/applications"])
         #expect(DesktopEntryIndex.directories(environment: ["HOME": "/h", "XDG_DATA_HOME": "/d", "XDG_DATA_DIRS": "/x:relative:/y"]) == ["/d/applications", "/x/applications", "/y/applications"])
     }
+
+    @Test("A subdirectory that cannot be read is skipped alone: the rest of its directory is read")
+    func unreadableSubdirectory() throws {
+        let system = FileManager.default.temporaryDirectory.appendingPathComponent("entries-\(UUID().uuidString)").path
+        let locked = system + "/locked"
+        for directory in [system + "/kde", locked] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        defer {
+            chmod(locked, 0o755)
+            try? FileManager.default.removeItem(atPath: system)
+        }
+        for (file, name) in [("/app.desktop", "App"), ("/kde/konsole.desktop", "Konsole"), ("/locked/hidden.desktop", "Hidden")] {
+            try "[Desktop Entry]\nType=Application\nName=\(name)\nExec=x\n".write(toFile: system + file, atomically: false, encoding: .utf8)
+        }
+        #expect(chmod(locked, 0) == 0)
+        // Read as another user: root reads a directory of mode 0 (this
+        // thread's filesystem user drops root's access to every file; the
+        // other threads keep theirs).
+        let previous = setfsuid(65534)
+        defer { _ = setfsuid(UInt32(bitPattern: previous)) }
+        let index = DesktopEntryIndex(directories: [system])
+        #expect(index["app.desktop"]?.name == "App")
+        #expect(index["kde-konsole.desktop"]?.name == "Konsole")
+        #expect(index["locked-hidden.desktop"] == nil)
+    }
 }
+
+/// Sets this thread's filesystem user (setfsuid(2)); returns the one before.
+@_silgen_name("setfsuid") private func setfsuid(_ uid: UInt32) -> Int32
 
 /// Unit names of the scheme, read back.
 @Suite struct UnitNameTests {

@@ -68,23 +68,35 @@ public struct DesktopEntryIndex: Sendable {
     private static func desktopFiles(in directory: String, directoryTimes: inout [String: Date]) -> [String] {
         // A directory that does not exist (yet) is watched too: making it is a change.
         directoryTimes[directory] = modificationTime(of: directory)
-        // Subdirectories are walked, symbolic links to them are not, and a
-        // subdirectory's type is read without following a link, as
-        // Foundation's enumerator does.
-        guard let subpaths = try? FileManager.default.subpathsOfDirectory(atPath: directory) else { return [] }
         var files: [String] = []
-        for relative in subpaths {
-            let path = directory + "/" + relative
-            if relative.hasSuffix(".desktop") {
+        collectFiles(under: directory, into: &files, directoryTimes: &directoryTimes)
+        return files.sorted()
+    }
+
+    /// Walks `directory`'s subdirectories, not following symbolic links (a
+    /// type is read with `lstat`). A subdirectory that cannot be read is
+    /// skipped alone, with the rest of its parent read: a root-only
+    /// directory under `/usr/share/applications` must not hide the others.
+    private static func collectFiles(under directory: String, into files: inout [String], directoryTimes: inout [String: Date]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names {
+            let path = directory + "/" + name
+            var status = stat()
+            let isDirectory = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            if name.hasSuffix(".desktop") {
                 files.append(path)
-            } else if (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeDirectory {
+            } else if isDirectory {
                 directoryTimes[path] = modificationTime(of: path)
             }
+            if isDirectory { collectFiles(under: path, into: &files, directoryTimes: &directoryTimes) }
         }
-        return files.sorted()
     }
 
     private static func modificationTime(of path: String) -> Date? {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
