@@ -55,9 +55,11 @@ struct MpvPlayer {
         case silent
     }
 
-    /// Asks the player what it plays, each answer before `deadline`.
+    /// Asks the player what it plays, each answer before `deadline`. A
+    /// player that has just started may not listen yet: it gets until
+    /// `deadline` to, as it gets to answer.
     func state(before deadline: ContinuousClock.Instant) -> Answer {
-        guard let client = try? SocketRequestClient(connectingTo: socket) else { return .silent }
+        guard Waiting.forSocket(socket, until: deadline), let client = try? SocketRequestClient(connectingTo: socket) else { return .silent }
         var nextRequest = 1
         /// The answer's `data`, `.some(nil)` for an answer without (an
         /// unavailable property), nil for no answer.
