@@ -8,10 +8,14 @@ import RestoredState
 /// A plugin host keeps the fingerprint of the last archive it sent, not the
 /// archive, so that autosave's "unchanged" answer costs 16 bytes where the
 /// archive held one allocation per object (about half a mebibyte at 1,000
-/// objects, in every host, all day). It is made from the bytes the host
-/// encodes to send anyway, in one pass: the encoding holds each content
-/// field once, each with its length, so equal content gives equal bytes
-/// and equal bytes equal content.
+/// objects, in every host, all day). It is made from the archive's encoded
+/// bytes, in one pass (0.12 ms for 270 KB): those of a save are sent
+/// anyway; an autosave encodes its archive to compare it (about 0.3 ms per
+/// 1,000 objects, where the archives were compared field by field). The
+/// encoding holds each content field once, each with its length, so equal
+/// bytes are equal content; equal content is equal bytes but for strings
+/// Swift compares as equal in another Unicode normalization, which only
+/// costs an autosave a write.
 ///
 /// The fingerprint is the standard library's `Hasher` (SipHash-1-3, keyed
 /// with a random seed per process), so two different contents share it with
