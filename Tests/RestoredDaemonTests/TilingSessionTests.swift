@@ -332,6 +332,9 @@ extension TilingSessionTests {
         // Docked: a second monitor right of the first (sway's headless
         // backend cannot take an output away: the next login has one).
         let docked = try await HeadlessSway(root: root)
+        // Stopped below, before the undocked login; here too if the test
+        // fails on the way (stop is once only).
+        defer { docked.stop() }
         var ipc = { try WindowManagerConnection(socket: FilePath(docked.socket)) }
         _ = try await docked.message(["create_output"])
         var outputs: [WindowManagerOutput] = []
