@@ -56,8 +56,9 @@ struct MpvPlayer {
     }
 
     /// Asks the player what it plays, each answer before `deadline`. A
-    /// player that has just started may not listen yet: it gets until
-    /// `deadline` to, as it gets to answer.
+    /// player that has just started may not listen yet, or not have opened
+    /// its file: it gets until `deadline` to, as it gets to answer; one
+    /// still opening its file then is as one that does not answer.
     func state(before deadline: ContinuousClock.Instant) -> Answer {
         guard Waiting.forSocket(socket, until: deadline), let client = try? SocketRequestClient(connectingTo: socket) else { return .silent }
         var nextRequest = 1
@@ -72,8 +73,23 @@ struct MpvPlayer {
                   let answer = Self.reply(line) else { return nil }
             return .some(answer.error == "success" ? answer.data : nil)
         }
-        guard let file = property("path") else { return .silent }
-        guard case .text(let name)? = file else { return .idle }
+        // No file now: an idle player (`--idle`, its file closed) says so
+        // (`idle-active`); one still opening the file it was started with
+        // does not yet, and is asked again until `deadline`.
+        var file: Value?? = nil
+        var opening = false
+        _ = Waiting.until(deadline) {
+            file = property("path")
+            guard case .some(.none) = file else { return true }
+            guard case .some(.some(.flag(false))) = property("idle-active") else {
+                opening = false
+                return true
+            }
+            opening = true
+            return false
+        }
+        guard let file else { return .silent }
+        guard case .text(let name)? = file else { return opening ? .silent : .idle }
         guard let positionAnswer = property("time-pos"), let pauseAnswer = property("pause") else { return .silent }
         // A file still opening has no position yet: the start of it.
         let position = positionAnswer?.number ?? 0
