@@ -191,7 +191,7 @@ final class SaveCoordinator: Sendable {
         if reports.isEmpty { return "no app to save" }
         let counts = Dictionary(grouping: reports, by: \.word).mapValues(\.count)
         let words: [(SaveOutcome, String)] = [
-            (.saved, "saved"), (.partial, "saved partially"), (.kept, "kept its last archive"), (.declined, "declined (archive discarded)"), (.failed, "failed"),
+            (.saved, "saved"), (.partial, "saved partially"), (.kept, "kept its last archive"), (.declined, "declined (no archive kept)"), (.failed, "failed"),
         ]
         return words.compactMap { word, text in counts[word].map { "\($0) \(text)" } }.joined(separator: ", ")
     }

@@ -85,6 +85,7 @@ public struct RestorationEngine: Sendable {
     ) -> PreservationReport {
         var report = report
         let appID = report.appID
+        var discarded = false
         if case .declined = report.outcome, occasion.endsSession {
             // R6 asks whether the user wants the app's state kept; while the
             // session ends, apps die around the save and a decline says only
@@ -93,7 +94,7 @@ public struct RestorationEngine: Sendable {
         } else if case .declined = report.outcome {
             // R6: the previous archive is stale.
             do {
-                _ = try store.discard(appID)
+                discarded = try store.discard(appID)
             } catch {
                 report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R6", message: "the stale archive could not be discarded: \(error)"))
             }
@@ -117,7 +118,7 @@ public struct RestorationEngine: Sendable {
                 report.issues.append(EngineIssue(appID: appID, path: nil, message: error.description))
             }
         }
-        log(report, occasion: occasion, announcing: announcing && (previous == nil || report.droppedObjects != previous))
+        log(report, occasion: occasion, announcing: announcing && (previous == nil || report.droppedObjects != previous), discarded: discarded)
         return report
     }
 
@@ -254,7 +255,7 @@ public struct RestorationEngine: Sendable {
         return log(report)
     }
 
-    private func log(_ report: PreservationReport, occasion: SaveOccasion, announcing: Bool) {
+    private func log(_ report: PreservationReport, occasion: SaveOccasion, announcing: Bool, discarded: Bool) {
         let metadata: Logger.Metadata = ["app": "\(report.appID)"]
         // The left-out objects are said in the partial save's line (once:
         // quietly when the same as last time); every other issue is a warning.
@@ -276,8 +277,12 @@ public struct RestorationEngine: Sendable {
             }
         case .saved(let generation):
             logger.info("saved \(report.appID): \(report.savedObjectCount) objects, generation \(generation), \(report.archiveBytes) bytes", metadata: metadata)
-        case .declined:
+        case .declined where discarded:
             logger.info("\(report.appID) declined to save; its previous archive is discarded", metadata: metadata)
+        case .declined:
+            // Nothing to discard: an app with nothing open, said at every
+            // autosave while it stays so, is no news.
+            logger.log(level: occasion == .autosave ? .debug : .info, "\(report.appID) declined to save; it had no archive to discard", metadata: metadata)
         case .failed(let reason):
             logger.error("saving \(report.appID) failed: \(reason)", metadata: metadata)
         case .kept(let reason):

@@ -438,7 +438,7 @@ import TmuxControl
         try await Task.sleep(for: .seconds(6))
         #expect(savedXterm(), "\(log())")
         #expect(!log().contains("declined (autosave)"), "\(log())")
-        #expect(!log().contains("org.restored.Session declined"), "\(log())")
+        #expect(!log().contains("org.restored.Session declined to save; its previous archive is discarded"), "\(log())")
 
         // The next desktop of the same login: the xterm comes back on it.
         try await logind.setUser(getuid(), state: "active")
@@ -485,10 +485,11 @@ import TmuxControl
         let xterm = try first!.xterm(in: project, share: share)
         defer { xterm.stop() }
         try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("following the window manager's IPC at \(manager.directory)/i3-1.sock") }
-        try await LogindInhibitorTests.eventually(within: .seconds(30)) {
+        let savedXterm = { () -> Bool in
             ((try? ArchiveStore(directory: FilePath(manager.home + "/.local/state/restored")).read(try AppID("org.restored.Session")).archive.objects) ?? [])
                 .contains { $0.path.description.hasPrefix("xterm.desktop") }
         }
+        try await LogindInhibitorTests.eventually(within: .seconds(30)) { savedXterm() }
 
         // i3-msg exit; xinit then ends the X server, and the xterm with it.
         var variables = manager.clientEnvironment
@@ -500,7 +501,11 @@ import TmuxControl
         first = nil
         try await LogindInhibitorTests.eventually(within: .seconds(20)) { log().contains("ended: its display") }
         try await Task.sleep(for: .seconds(5))
-        #expect(!log().contains("org.restored.Session declined"), "\(log())")
+        // Between the desktops nothing walks the session's apps. (An autosave
+        // before the first desktop's xterm ran may find no app and decline:
+        // there is no archive yet then, and the log says so.)
+        #expect(savedXterm(), "\(log())")
+        #expect(!log().contains("org.restored.Session declined to save; its previous archive is discarded"), "\(log())")
 
         // restored crashes between the desktops; Restart=on-failure starts it
         // again inside the login: a recovery, which starts no second tmux server.

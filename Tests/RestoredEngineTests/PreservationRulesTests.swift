@@ -99,6 +99,17 @@ import Testing
         #expect(declined.outcome == .declined)
         #expect(!declinedEvents.contains("willEncode"))
         #expect(throws: ArchiveStoreError.noArchive(ScenarioHarness.appID)) { try harness.store.read(ScenarioHarness.appID) }
+        #expect(harness.fixture.log.messages.last == "info: \(ScenarioHarness.appID) declined to save; its previous archive is discarded")
+
+        // Declining again finds nothing to discard, and the log says so: at
+        // an autosave only in debug, as an app with nothing open declines
+        // at every one.
+        for occasion in [SaveOccasion.request, .autosave] {
+            let (again, _) = try harness.preserve(["should-save": "false"], occasion: occasion)
+            #expect(again.outcome == .declined)
+            let level = occasion == .autosave ? "debug" : "info"
+            #expect(harness.fixture.log.messages.last == "\(level): \(ScenarioHarness.appID) declined to save; it had no archive to discard")
+        }
     }
 
     @Test("R6: the plugin is told each save's occasion; a decline while the session ends or the machine shuts down keeps the last archive, a decline in a session that goes on discards it", arguments: SaveOccasion.allCases)
