@@ -10,8 +10,9 @@ import SystemSupport
 ///
 /// The walks are the engine's own (``RestorationEngine``), over the plugin
 /// loaded in this process; only their results cross to restored. For
-/// autosave, the last archive sent is kept with a token, so an unchanged
-/// state is answered with `unchanged` instead of a copy of the archive.
+/// autosave, the fingerprint of the last archive sent is kept with a token,
+/// so an unchanged state is answered with `unchanged` instead of a copy of
+/// the archive.
 struct HostServer {
     let channel: FrameChannel
     let pluginFile: String
@@ -63,64 +64,12 @@ struct HostServer {
 
         // The walks never touch a store: restored reads and writes archives.
         let engine = RestorationEngine(store: ArchiveStore(directory: "/"), configuration: start.configuration, logger: logger)
-        // The last archive sent, by its content's fingerprint: what an
-        // autosave compares with, without keeping the archive.
-        var lastSent: (token: UInt64, content: ArchiveFingerprint)?
-        var nextToken: UInt64 = 1
-        // Created at the first walk (a crash in create is that walk's), and
-        // tried again at the next one if create failed.
-        var session: InProcessPluginSession?
+        var walks = Walks(plugin: plugin, engine: engine, logger: logger)
         while true {
-            // One request: what it and its answer hold (a restore's archive,
-            // a save's encoded one) is freed at the end of this block, before
-            // the heap is trimmed below.
-            do {
-                let request: HostRequest
-                do {
-                    request = try HostRequest(try channel.receive(maximumLength: HostProtocol.maximumRequestLength))
-                } catch {
-                    if error == .closed { return 0 }
-                    logger.error("restored sent what this helper cannot read (\(error)); stopping", metadata: ["app": "\(plugin.appID)"])
-                    return 1
-                }
-                if session == nil, request.isWalk {
-                    do {
-                        session = try plugin.makeSession(options: request.options, logger: logger)
-                    } catch {
-                        let reason = "the plugin could not start: \(error)"
-                        guard reply(request.failure(reason, appID: plugin.appID)) else { return 1 }
-                        continue
-                    }
-                }
-                guard let session else { continue }
-                let answer: HostReply
-                switch request {
-                case .start:
-                    logger.error("a second start request; stopping", metadata: ["app": "\(plugin.appID)"])
-                    return 1
-                case .save(let save):
-                    session.walkDeadline = Self.deadline(leaving: save.timeLeft)
-                    let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
-                    let encoded = archive.map(ArchiveCodec.encode)
-                    let content = encoded.map(ArchiveFingerprint.init(ofEncoded:))
-                    if let content, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, content == kept.content {
-                        answer = .unchanged
-                    } else {
-                        let token = nextToken
-                        nextToken += 1
-                        if let content { lastSent = (token, content) }
-                        answer = .saved(HostSaveResult(token: token, archive: encoded, report: report))
-                    }
-                case .restore(let bytes, let reason, _, let timeLeft):
-                    session.walkDeadline = Self.deadline(leaving: timeLeft)
-                    do {
-                        answer = .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes), reason: reason))
-                    } catch {
-                        answer = .restored(RestorationReport(appID: plugin.appID, outcome: .failed("restored sent an unreadable archive: \(error)")))
-                    }
-                }
-                guard reply(answer) else { return 1 }
-            }
+            // One request at a time, in a call of its own: what it and its
+            // answer hold (a restore's archive, a save's encoded one) is
+            // freed when the call returns, before the heap is trimmed.
+            if let status = serveNextRequest(&walks) { return status }
             // What the walk freed (its coder's buffers, the archive it
             // encoded or decoded) goes back to the system once the host is
             // idle: no request within a second (a login's restores and a
@@ -128,6 +77,83 @@ struct HostServer {
             // burst need the CPU more). A host idles most of its life.
             if !Self.requestArrives(within: 1000) { HeapRelease.now() }
         }
+    }
+
+    /// What the host keeps from one walk to the next.
+    private struct Walks {
+        let plugin: LoadedPlugin
+        let engine: RestorationEngine
+        let logger: Logger
+        /// The last archive sent, by its content's fingerprint: what an
+        /// autosave compares with, without keeping the archive.
+        var lastSent: (token: UInt64, content: ArchiveFingerprint)?
+        var nextToken: UInt64 = 1
+        /// Created at the first walk (a crash in create is that walk's),
+        /// and tried again at the next one if create failed.
+        var session: InProcessPluginSession?
+
+        init(plugin: LoadedPlugin, engine: RestorationEngine, logger: Logger) {
+            self.plugin = plugin
+            self.engine = engine
+            self.logger = logger
+        }
+
+        /// The answer to a walk's request: its result, or why it could not run.
+        mutating func answer(_ request: HostRequest) -> HostReply {
+            let session: InProcessPluginSession
+            if let existing = self.session {
+                session = existing
+            } else {
+                do {
+                    session = try plugin.makeSession(options: request.options, logger: logger)
+                    self.session = session
+                } catch {
+                    return request.failure("the plugin could not start: \(error)", appID: plugin.appID)
+                }
+            }
+            switch request {
+            case .start:
+                preconditionFailure("a start request is no walk")
+            case .save(let save):
+                session.walkDeadline = HostServer.deadline(leaving: save.timeLeft)
+                let (archive, report) = engine.makeArchive(of: session, occasion: save.occasion)
+                let encoded = archive.map(ArchiveCodec.encode)
+                let content = encoded.map(ArchiveFingerprint.init(ofEncoded:))
+                if let content, let token = save.unlessSameAs, let kept = lastSent, kept.token == token, content == kept.content {
+                    return .unchanged
+                }
+                let token = nextToken
+                nextToken += 1
+                if let content { lastSent = (token, content) }
+                return .saved(HostSaveResult(token: token, archive: encoded, report: report))
+            case .restore(let bytes, let reason, _, let timeLeft):
+                session.walkDeadline = HostServer.deadline(leaving: timeLeft)
+                do {
+                    return .restored(engine.restore(session, from: try ArchiveCodec.decode(bytes), reason: reason))
+                } catch {
+                    return .restored(RestorationReport(appID: plugin.appID, outcome: .failed("restored sent an unreadable archive: \(error)")))
+                }
+            }
+        }
+    }
+
+    /// Receives restored's next request and answers it; the exit status
+    /// when the host stops there (restored closed the channel or sent what
+    /// the host cannot serve), nil to go on.
+    private func serveNextRequest(_ walks: inout Walks) -> Int32? {
+        let request: HostRequest
+        do {
+            request = try HostRequest(try channel.receive(maximumLength: HostProtocol.maximumRequestLength))
+        } catch {
+            if error == .closed { return 0 }
+            walks.logger.error("restored sent what this helper cannot read (\(error)); stopping", metadata: ["app": "\(walks.plugin.appID)"])
+            return 1
+        }
+        guard request.isWalk else {
+            walks.logger.error("a second start request; stopping", metadata: ["app": "\(walks.plugin.appID)"])
+            return 1
+        }
+        return reply(walks.answer(request)) ? nil : 1
     }
 
     /// Whether restored's next request starts within `milliseconds`
