@@ -500,7 +500,7 @@ import TmuxControl
         first = nil
         try await LogindInhibitorTests.eventually(within: .seconds(20)) { log().contains("ended: its display") }
         try await Task.sleep(for: .seconds(5))
-        // Between the desktops nothing walks the session's apps. (An autosave
+        // Between the desktops nothing discards the session's apps. (An autosave
         // before the first desktop's xterm ran may find no app and decline:
         // there is no archive yet then, and the log says so.)
         #expect(savedXterm(), "\(log())")
