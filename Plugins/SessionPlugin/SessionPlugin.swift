@@ -362,7 +362,8 @@ final class SessionPlugin: RestorationPlugin {
         }, by: \.launch.entry.id)
         if !started.isEmpty {
             let remaining = Self.earlyExitWindow - (ContinuousClock.now - launched)
-            if remaining > .zero { _ = Waiting.until(.now + remaining) { false } }
+            // One sleep for the rest of the window: nothing to check before it ends.
+            if remaining > .zero { _ = Waiting.until(.now + remaining, every: remaining) { false } }
             let runningAfter = Dictionary(grouping: RunningAppScanner().scan(entries), by: \.desktopID).mapValues(\.count)
             for (id, launchesOfApp) in started.sorted(by: { $0.key < $1.key }) where runningAfter[id, default: 0] <= finished.runningBefore[id, default: 0] {
                 context.log("\(id): exited within \(Self.earlyExitWindow) of its launch (is its display there? does it start by hand?): not reopened; it stays in the archive for the next login", level: .warning)
