@@ -119,11 +119,15 @@ public final class AppRegistry: Sendable {
         var hosts: [AppHost] = []
         var refusals: [PluginRefusal] = []
         var added: [AppID] = []
+        /// A plugin file not loaded: listed, and said in its one line.
+        func refuse(_ refusal: PluginRefusal) {
+            refusals.append(refusal)
+            logger.error("\(refusal.description)")
+        }
         for candidate in candidates {
             let file = candidate.file
             if let refusal = candidate.refusal {
-                refusals.append(refusal)
-                logger.error("\(refusal.description)")
+                refuse(refusal)
                 continue
             }
             if let running = kept[file] {
@@ -147,9 +151,7 @@ public final class AppRegistry: Sendable {
             case .success(let identity):
                 if let first = hosts.first(where: { $0.appID == identity.appID }) {
                     plugin.stop()
-                    let refusal = PluginRefusal(file: file, reason: .duplicateAppID(identity.appID.rawValue, loadedFrom: first.plugin.file))
-                    refusals.append(refusal)
-                    logger.error("\(refusal.description)")
+                    refuse(PluginRefusal(file: file, reason: .duplicateAppID(identity.appID.rawValue, loadedFrom: first.plugin.file)))
                     continue
                 }
                 let host = AppHost(plugin: plugin, identity: identity) { [weak self] appID, activity in
@@ -163,17 +165,11 @@ public final class AppRegistry: Sendable {
                 }
                 logger.info("loaded plugin \(file.string) for \(identity.appID) in plugin host \(host.plugin.pid.map(String.init) ?? "?")", metadata: ["app": "\(identity.appID)"])
             case .failure(.refused(let reason)):
-                let refusal = PluginRefusal(file: file, reason: reason)
-                refusals.append(refusal)
-                logger.error("\(refusal.description)")
+                refuse(PluginRefusal(file: file, reason: reason))
             case .failure(.fault(.versionMismatch(let seen))):
-                let refusal = PluginRefusal(file: file, reason: .hostVersionMismatch(seen))
-                refusals.append(refusal)
-                logger.error("\(refusal.description)")
+                refuse(PluginRefusal(file: file, reason: .hostVersionMismatch(seen)))
             case .failure(.fault(let fault)):
-                let refusal = PluginRefusal(file: file, reason: .startFailed(fault.description))
-                refusals.append(refusal)
-                logger.error("\(refusal.description)")
+                refuse(PluginRefusal(file: file, reason: .startFailed(fault.description)))
             }
         }
         // Options are known once every app is: each plugin gets its own, and
