@@ -240,6 +240,28 @@ public enum ArchiveCodec {
         return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) } & carryFlag != 0
     }
 
+    /// The parts of `bytes`, an archive as ``encode(_:)`` wrote it, that
+    /// hold its content as ``Archive/hasSameContent(as:)`` sees it: the
+    /// format version and the flags (bytes 8 to 15 of the header), the app
+    /// id and version, and the payload after the system version and the
+    /// timestamp, without the checksum. What ``ArchiveFingerprint`` reads;
+    /// nil when `bytes` does not read as an archive.
+    public static func contentRanges(of bytes: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        let payloadEnd = bytes.count - trailerLength
+        guard payloadEnd >= headerLength else { return nil }
+        var cursor = ByteCursor<ArchiveError>(bytes, from: headerLength, to: payloadEnd)
+        do throws(ArchiveError) {
+            _ = try cursor.readBlobRange()  // the app id
+            _ = try cursor.readBlobRange()  // the app version
+            let identity = headerLength ..< cursor.offset
+            _ = try cursor.readBlobRange()  // the system version
+            _ = try cursor.readVarint()  // the timestamp
+            return [8 ..< 16, identity, cursor.offset ..< payloadEnd]
+        } catch {
+            return nil
+        }
+    }
+
     /// `bytes`, a complete archive, as `generation` with no restore attempt
     /// counted: the two header fields rewritten and the checksum computed
     /// again; nothing else changes. For writing an archive that arrived

@@ -1,5 +1,3 @@
-import RestoredState
-
 /// A 64-bit fingerprint of an archive's content: what
 /// ``Archive/hasSameContent(as:)`` compares (everything but the timestamp,
 /// the generation, the restore-attempt counter and the system version),
@@ -30,35 +28,15 @@ public struct ArchiveFingerprint: Equatable, Sendable {
     public init(ofEncoded encoded: [UInt8]) {
         var hasher = Hasher()
         encoded.withUnsafeBytes { bytes in
-            Self.combineContent(of: bytes, into: &hasher)
+            // Bytes that are not an encoded archive are fed whole.
+            guard let ranges = ArchiveCodec.contentRanges(of: bytes) else {
+                hasher.combine(bytes: bytes)
+                return
+            }
+            for range in ranges {
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]))
+            }
         }
         value = hasher.finalize()
-    }
-
-    /// Feeds the content's bytes: the format version and the flags (the
-    /// kind of archive, whether it ignores its snapshot), then the payload
-    /// without the system version and the timestamp, and without the
-    /// checksum. Bytes that are not an encoded archive are fed whole.
-    private static func combineContent(of bytes: UnsafeRawBufferPointer, into hasher: inout Hasher) {
-        let payloadStart = ArchiveCodec.headerLength
-        let payloadEnd = bytes.count - ArchiveCodec.trailerLength
-        guard payloadEnd >= payloadStart else {
-            hasher.combine(bytes: bytes)
-            return
-        }
-        var cursor = ByteCursor<ArchiveError>(bytes, from: payloadStart, to: payloadEnd)
-        do throws(ArchiveError) {
-            _ = try cursor.readBlobRange()  // the app id
-            _ = try cursor.readBlobRange()  // the app version
-            let identity = payloadStart ..< cursor.offset
-            _ = try cursor.readBlobRange()  // the system version
-            _ = try cursor.readVarint()  // the timestamp
-            // Offsets 8 to 15 of the header: format version, header length, flags.
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[8 ..< 16]))
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[identity]))
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[cursor.offset ..< payloadEnd]))
-        } catch {
-            hasher.combine(bytes: bytes)
-        }
     }
 }
