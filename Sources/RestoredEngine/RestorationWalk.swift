@@ -15,8 +15,10 @@ import RestoredState
 /// is its subtree (R8 step 1). An object that is simply not found leaves its
 /// children free to be found on their own.
 final class RestorationWalk {
+    /// An object located in phase 1: its index in the archive's objects
+    /// (not a copy of it, which would retain each of its parts again).
     private struct Located {
-        var object: ArchivedObject
+        var index: Int
         var handle: ObjectHandle
         var coder: DecodingCoder
     }
@@ -84,11 +86,12 @@ final class RestorationWalk {
 
         // R8, R9 phase 1: locate or create, parents before children.
         var declinedSubtrees: Set<ObjectPath> = []
+        let objects = archive.objects
         var order: [Located] = []
-        let objects = archive.objects.enumerated().sorted { lhs, rhs in
-            (lhs.element.path.depth, lhs.offset) < (rhs.element.path.depth, rhs.offset)
-        }.map(\.element)
-        for object in objects {
+        order.reserveCapacity(objects.count)
+        located.reserveCapacity(objects.count)
+        for index in Self.parentsFirst(objects) {
+            let object = objects[index]
             if let ancestor = ancestor(of: object.path, in: declinedSubtrees) {
                 leaveOut(object.path, "its ancestor \(ancestor) was declined by its restoration class, with its subtree (R8)")
                 continue
@@ -105,7 +108,7 @@ final class RestorationWalk {
                 switch try locate(object, coder: coder) {
                 case .found(let handle):
                     located[object.path] = handle
-                    order.append(Located(object: object, handle: handle, coder: coder))
+                    order.append(Located(index: index, handle: handle, coder: coder))
                 case .declined(let restorationClass):
                     declinedSubtrees.insert(object.path)
                     leaveOut(object.path, "its restoration class \(restorationClass) returned no object: it and its subtree are not restored (R8)")
@@ -120,16 +123,17 @@ final class RestorationWalk {
 
         // R9 phase 2, R10: decode into objects whose class still matches.
         for entry in order {
+            let object = objects[entry.index]
             do {
                 let current = try session.describe(entry.handle)
-                guard current.className == entry.object.className else {
-                    issue(entry.object.path, rule: "R10", "its class is now \(current.className), the archive has \(entry.object.className); its state is not decoded")
-                    report.classMismatchPaths.append(entry.object.path)
+                guard current.className == object.className else {
+                    issue(object.path, rule: "R10", "its class is now \(current.className), the archive has \(object.className); its state is not decoded")
+                    report.classMismatchPaths.append(object.path)
                     continue
                 }
                 try session.decode(entry.handle, from: entry.coder)
             } catch {
-                issue(entry.object.path, rule: "R9", "decoding failed: \(error)")
+                issue(object.path, rule: "R9", "decoding failed: \(error)")
             }
         }
 
@@ -138,10 +142,10 @@ final class RestorationWalk {
             do {
                 try session.finishedRestoringState(entry.handle)
             } catch {
-                issue(entry.object.path, rule: "R9", "finishedRestoringState failed: \(error)")
+                issue(objects[entry.index].path, rule: "R9", "finishedRestoringState failed: \(error)")
             }
         }
-        report.restoredPaths = order.map(\.object.path)
+        report.restoredPaths = order.map { objects[$0.index].path }
         report.restoredObjectCount = order.count
         do {
             try session.didDecodeRestorableState(appCoder)
@@ -180,6 +184,31 @@ final class RestorationWalk {
             return .found(handle)
         }
         return try session.registeredObject(at: object.path).map(Lookup.found) ?? .notFound
+    }
+
+    /// The indices of `objects`, shallower paths first and in archive order
+    /// at each depth: parents come before their children (R8). A counting
+    /// sort by depth, as depths are few and small.
+    private static func parentsFirst(_ objects: [ArchivedObject]) -> [Int] {
+        var countByDepth: [Int] = []
+        for object in objects {
+            let depth = object.path.depth
+            if depth >= countByDepth.count { countByDepth.append(contentsOf: repeatElement(0, count: depth + 1 - countByDepth.count)) }
+            countByDepth[depth] += 1
+        }
+        var next = Array(repeating: 0, count: countByDepth.count)
+        var start = 0
+        for depth in countByDepth.indices {
+            next[depth] = start
+            start += countByDepth[depth]
+        }
+        var order = Array(repeating: 0, count: objects.count)
+        for (index, object) in objects.enumerated() {
+            let depth = object.path.depth
+            order[next[depth]] = index
+            next[depth] += 1
+        }
+        return order
     }
 
     /// The nearest ancestor of `path` in `set`, if any.
