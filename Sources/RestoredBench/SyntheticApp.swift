@@ -67,10 +67,13 @@ final class SyntheticTree {
     func encode() throws -> [UInt8] {
         var objects: [ArchivedObject] = []
         objects.reserveCapacity(handles.count)
+        // One coder for every object, emptied before each, as the
+        // preservation walk does.
+        let coder = EncodingCoder(budget: 1 << 20)
         for (handle, path) in zip(handles, paths) {
-            let coder = EncodingCoder(budget: 1 << 20)
+            coder.reset()
             try session.encode(handle, into: coder)
-            objects.append(ArchivedObject(path: path, className: "SyntheticNode", state: coder.bytes))
+            objects.append(ArchivedObject(path: path, className: "SyntheticNode", state: coder.bytesCopy))
         }
         let archive = Archive(appID: session.appID, appVersion: session.appVersion, objects: objects)
         return ArchiveCodec.encode(archive)

@@ -39,6 +39,20 @@ public final class EncodingCoder: HostCoder {
     /// The encoded bytes.
     public var bytes: [UInt8] { writer.bytes }
 
+    /// A copy of the encoded bytes that holds only them, not the capacity
+    /// the coder keeps for its next object.
+    public var bytesCopy: [UInt8] { Array(writer.bytes[...]) }
+
+    /// Empties the coder for the next object, keeping its buffer: a walk
+    /// encodes every object through one coder, so the buffer grows once
+    /// instead of once per object.
+    public func reset() {
+        writer.removeAll()
+        exceededBudget = false
+        refusal = nil
+        carriesOver = false
+    }
+
     override func carryOver() -> restored_status {
         guard allowsCarryOver else { return RESTORED_ERROR_WRONG_PHASE }
         carriesOver = true

@@ -50,6 +50,13 @@ final class PreservationWalk {
     private var carriedRoots: [ObjectPath] = []
     private var report: PreservationReport
     private let occasion: SaveOccasion
+    /// The object being encoded: where the references it stores hang (R14).
+    private var encodingOwner = Parent.root
+    /// The coder of every object of this walk, emptied before each (R5):
+    /// one buffer and one reference resolver for the walk, not one per object.
+    private lazy var objectCoder = EncodingCoder(budget: configuration.objectByteBudget, allowsCarryOver: true) { [unowned self] handle in
+        self.referencePath(for: handle, owner: self.encodingOwner)
+    }
 
     init(session: any PluginSession, configuration: EngineConfiguration, occasion: SaveOccasion) {
         self.session = session
@@ -133,7 +140,23 @@ final class PreservationWalk {
             issue(nil, rule: "R12", "no snapshot: \(error)")
         }
 
-        let kept = records.filter { !$0.isDropped }
+        // One pass over the records: filtering them into new arrays would
+        // copy (and retain the parts of) every record twice.
+        var objects: [ArchivedObject] = []
+        var carried: [CarriedObject] = []
+        objects.reserveCapacity(records.count)
+        for record in records where !record.isDropped {
+            if record.isCarried {
+                carried.append(CarriedObject(path: record.path))
+            } else {
+                objects.append(ArchivedObject(
+                    path: record.path, className: record.object.className,
+                    restorationClass: record.object.restorationClass, kind: record.kind, state: record.state
+                ))
+            }
+        }
+        report.savedPaths = objects.map(\.path)
+        report.savedObjectCount = objects.count
         let archive = Archive(
             appID: appID,
             appVersion: session.appVersion,
@@ -142,18 +165,11 @@ final class PreservationWalk {
             plugin: session.pluginName,
             ignoresSnapshot: session.ignoreSnapshotRequested,
             appState: appState,
-            objects: kept.filter { !$0.isCarried }.map { record in
-                ArchivedObject(
-                    path: record.path, className: record.object.className,
-                    restorationClass: record.object.restorationClass, kind: record.kind, state: record.state
-                )
-            },
+            objects: objects,
             snapshot: snapshot,
             droppedObjects: report.droppedObjects,
-            carriedObjects: kept.filter(\.isCarried).map { CarriedObject(path: $0.path) }
+            carriedObjects: carried
         )
-        report.savedPaths = kept.filter { !$0.isCarried }.map(\.path)
-        report.savedObjectCount = report.savedPaths.count
         report.hasSnapshot = snapshot != nil
         return (archive, report)
     }
@@ -175,26 +191,28 @@ final class PreservationWalk {
             omit(path, rule: "R3", "its identifier \"\(object.identifier)\" contains \"/\"; it and its subtree are not saved")
             return nil
         }
+        // One hash per set: insert, and take the component back out if the
+        // object turns out to be recorded already.
         let isNewPath = if let index = parent.index {
-            !records[index].childComponents.contains(component)
+            records[index].childComponents.insert(component).inserted
         } else {
-            !rootComponents.contains(component)
+            rootComponents.insert(component).inserted
         }
         guard isNewPath else {
             omit(path, rule: "R3", "another object already has this path; give siblings distinct identifiers or let their container disambiguate them. This one and its subtree are not saved")
             return nil
         }
-        if let seen = recordsByHandle[object.handle] {
+        let index = records.count
+        if let seen = recordsByHandle.updateValue(index, forKey: object.handle) {
+            recordsByHandle[object.handle] = seen
+            if let parentIndex = parent.index {
+                records[parentIndex].childComponents.remove(component)
+            } else {
+                rootComponents.remove(component)
+            }
             issue(path, rule: "R2", "the object already appears at \(records[seen].path); a tree has no cycles, so it is saved once")
             return nil
         }
-        if let index = parent.index {
-            records[index].childComponents.insert(component)
-        } else {
-            rootComponents.insert(component)
-        }
-        let index = records.count
-        recordsByHandle[object.handle] = index
         records.append(Record(object: object, path: path, kind: kind))
         let own = Parent(path: path, index: index)
 
@@ -241,10 +259,9 @@ final class PreservationWalk {
             records[index].isDropped = true
             return
         }
-        let owner = Parent(path: path, index: index)
-        let coder = EncodingCoder(budget: configuration.objectByteBudget, allowsCarryOver: true) { [unowned self] handle in
-            self.referencePath(for: handle, owner: owner)
-        }
+        encodingOwner = Parent(path: path, index: index)
+        let coder = objectCoder
+        coder.reset()
         do {
             try session.encode(records[index].object.handle, into: coder)
         } catch {
@@ -266,18 +283,18 @@ final class PreservationWalk {
             drop(index, rule: "R13", "its state exceeds the object budget of \(configuration.objectByteBudget) bytes; it and its subtree are not saved")
             return
         }
-        let state = coder.bytes
+        let size = coder.writer.count
         if let refusal = coder.refusal {
             // The plugin ignored a refused value and went on: the object is
             // saved without it, and the save says so (R5, R14).
             omit(path, rule: "R5", "a value was refused and is not saved: \(refusal); the rest of the object is saved")
         }
-        guard total + state.count <= configuration.appByteBudget else {
+        guard total + size <= configuration.appByteBudget else {
             drop(index, rule: "R13", "the app's budget of \(configuration.appByteBudget) bytes is used up; it and its subtree are not saved")
             return
         }
-        total += state.count
-        records[index].state = state
+        total += size
+        records[index].state = coder.bytesCopy
     }
 
     private func drop(_ index: Int, rule: String, _ message: String) {

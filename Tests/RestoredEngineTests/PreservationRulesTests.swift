@@ -61,6 +61,22 @@ import Testing
         #expect(Set(archive.objects.map(\.path)).count == archive.objects.count)
     }
 
+    @Test("R2: an object listed under two parents is saved once, at the first; its name stays free under the second")
+    func sharedObject() throws {
+        let harness = try ScenarioHarness()
+        let (report, _) = try harness.preserve(["shared": "true"])
+        let archive = try harness.archive()
+        #expect(try ScenarioHarness.state(of: "Root/Panel/Shared", in: archive)["value"] == .string("shared"))
+        // The second listing is refused, and does not take the path from
+        // the object of Morph's own that has the same identifier.
+        let twice = try #require(report.issues.first { $0.rule == "R2" })
+        #expect(twice.path?.description == "Root/Morph/Shared")
+        #expect(twice.description.contains("already appears at Root/Panel/Shared"))
+        #expect(try ScenarioHarness.state(of: "Root/Morph/Shared", in: archive)["value"] == .string("morph-own"))
+        #expect(!report.issues.contains { $0.rule == "R3" && $0.path?.description == "Root/Morph/Shared" })
+        #expect(Set(archive.objects.map(\.path)).count == archive.objects.count)
+    }
+
     @Test("R5: one container per object; reserved keys are refused with a clear error")
     func oneCoderPerObject() throws {
         let harness = try ScenarioHarness()

@@ -20,7 +20,8 @@ import RestorationKit
 /// ├─ Declined ─ DeclinedChild       restoration class says nil (R8.1)
 /// ├─ Created                        restoration class recreates it (R8.1)
 /// ├─ ByDelegate                     the delegate provides it (R8.2)
-/// ├─ Morph                          its class changes with option morph (R10)
+/// ├─ Morph                          its class changes with option morph (R10);
+/// │                                 with option shared, Panel and Morph share a child (R2)
 /// └─ Missing                        found nowhere at restoration (R8.4)
 /// ```
 final class ScenarioPlugin: RestorationPlugin {
@@ -98,6 +99,19 @@ final class ScenarioPlugin: RestorationPlugin {
             let unlisted = node("Unlisted")
             unlisted.restorationClass = UnlistedClass.self
             root.children.append(unlisted)
+        }
+
+        // Option shared: one object is a child of both Panel and Morph; a
+        // tree has no cycles, so it is saved once, under Panel (R2). Morph
+        // also has an object of its own named Shared, listed after it.
+        if options["shared"] == "true" {
+            let shared = node("Shared")
+            shared.value = "shared"
+            panel.children.append(shared)
+            morph.children.append(shared)
+            let own = node("Shared", "MorphShared")
+            own.value = "morph-own"
+            morph.children.append(own)
         }
 
         // Option value-prefix: every value starts with it (tells saves apart).
