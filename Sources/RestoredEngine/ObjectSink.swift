@@ -1,4 +1,5 @@
 internal import CRestoredPlugin
+import RestoredState
 
 /// Collects the objects a plugin reports with `sink_add` (`restored_object_sink`).
 final class ObjectSink {
@@ -38,9 +39,16 @@ final class ObjectSink {
     }
 
     /// A string from the plugin, or nil when it is not UTF-8.
+    ///
+    /// Checked with the container format's own validator: the standard
+    /// library's `String(validating:as:)` is generic and not specialized
+    /// across the module boundary, and looked its types up at every call
+    /// (three per reported object).
     static func text(_ string: restored_string) -> String? {
         guard string.length > 0 else { return "" }
         guard let data = string.data else { return nil }
-        return String(validating: UnsafeRawBufferPointer(start: data, count: string.length).assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        let bytes = UnsafeRawBufferPointer(start: data, count: string.length)
+        guard StateContainerReader.isValidUTF8(bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
