@@ -31,10 +31,17 @@ final class RestorationWalk {
 
     private let session: any PluginSession
     private let archive: Archive
+    /// The objects located so far, parents first (R8, R9).
+    private var order: [Located] = []
+    /// The located objects by path, for stored references (R9): filled
+    /// from `order` when a reference is first resolved, as most archives
+    /// hold none and hashing every path would cost them for nothing.
     private var located: [ObjectPath: ObjectHandle] = [:]
+    /// How many objects of `order` are in `located`.
+    private var indexedCount = 0
     /// What every coder of this walk resolves a stored reference with: one
     /// closure for the walk, not one per object.
-    private lazy var resolveReference: (ObjectPath) -> ObjectHandle? = { [unowned self] path in self.located[path] }
+    private lazy var resolveReference: (ObjectPath) -> ObjectHandle? = { [unowned self] path in self.locatedObject(at: path) }
     /// The reserved keys of the objects of each class, built once per class
     /// (a dictionary per object cost more than many objects' decoding).
     private var reservedByClass: [ObjectClass: [String: StoredValue]] = [:]
@@ -87,9 +94,7 @@ final class RestorationWalk {
         // R8, R9 phase 1: locate or create, parents before children.
         var declinedSubtrees: Set<ObjectPath> = []
         let objects = archive.objects
-        var order: [Located] = []
         order.reserveCapacity(objects.count)
-        located.reserveCapacity(objects.count)
         for index in Self.parentsFirst(objects) {
             let object = objects[index]
             if let ancestor = ancestor(of: object.path, in: declinedSubtrees) {
@@ -107,7 +112,6 @@ final class RestorationWalk {
             do {
                 switch try locate(object, coder: coder) {
                 case .found(let handle):
-                    located[object.path] = handle
                     order.append(Located(index: index, handle: handle, coder: coder))
                 case .declined(let restorationClass):
                     declinedSubtrees.insert(object.path)
@@ -184,6 +188,18 @@ final class RestorationWalk {
             return .found(handle)
         }
         return try session.registeredObject(at: object.path).map(Lookup.found) ?? .notFound
+    }
+
+    /// The object located for `path` so far, or nil (R9).
+    private func locatedObject(at path: ObjectPath) -> ObjectHandle? {
+        if indexedCount < order.count {
+            if located.isEmpty { located.reserveCapacity(archive.objects.count) }
+            for entry in order[indexedCount...] {
+                located[archive.objects[entry.index].path] = entry.handle
+            }
+            indexedCount = order.count
+        }
+        return located[path]
     }
 
     /// The indices of `objects`, shallower paths first and in archive order
