@@ -174,6 +174,8 @@ public enum PluginExport {
             PluginExport.run(instance) { box in
                 guard let result else { return }
                 result.pointee = nil
+                // The default lookup provides nothing: no path or coder for it.
+                guard !box.hasDefaultDelegateLookup else { return }
                 guard let coder = box.coder(box.context.host, coder) else { return }
                 if let object = box.plugin.object(forRestorationIdentifierPath: PluginInstanceBox.path(path), coder: coder) {
                     result.pointee = box.handle(for: object)

@@ -14,6 +14,10 @@ final class PluginInstanceBox {
     /// Coder buffers, reused from one callback to the next.
     private var spareBuffers: [CoderBuffer] = []
     private var buffersInUse: [CoderBuffer] = []
+    /// Whether the plugin keeps the SDK's default delegate lookup (R8 step
+    /// 2), which provides nothing: learnt at its first call, after which
+    /// the host's lookups are answered without building a path and a coder.
+    var hasDefaultDelegateLookup = false
 
     init(plugin: any RestorationPlugin, context: PluginContext, restorationClasses: [any RestorationClass.Type]) {
         self.plugin = plugin

@@ -62,8 +62,12 @@ extension RestorationDelegate {
     public func willEncodeRestorableState(with coder: StateCoder) throws {}
     /// Decodes nothing.
     public func didDecodeRestorableState(with coder: StateCoder) throws {}
-    /// Provides nothing.
-    public func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? { nil }
+    /// Provides nothing. The SDK notes that the plugin keeps this default
+    /// and answers the rest of the host's lookups without calling it.
+    public func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        coder.instance.hasDefaultDelegateLookup = true
+        return nil
+    }
     /// Does nothing.
     public func restorationDidFinish() {}
     /// Does nothing.
