@@ -93,6 +93,34 @@ import Testing
         #expect(reasons["Root/Missing"]?.hasPrefix("no object for this path: it has no restoration class, the delegate gave none, and none is registered at this path") == true)
     }
 
+    @Test("R8: a registered object is found at a saved path of other bytes that is the same text, as Swift compares strings; ASCII paths beside it are found byte for byte")
+    func registeredEquivalentPaths() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve(["registered-equivalent": "true"])
+        let (report, _, result) = try harness.restore(["registered-equivalent": "true"])
+        let restored = Set(report.restoredPaths.map(\.description))
+        // Saved as "K" (ASCII), registered under the Kelvin sign.
+        #expect(restored.contains("Root/K"))
+        #expect(result["K"]?["value"] == "K-state")
+        // Saved precomposed, registered with a combining accent.
+        #expect(restored.contains("Root/Caf\u{E9}"))
+        #expect(result["Caf\u{E9}"]?["value"] == "Caf\u{E9}-state")
+        #expect(restored.isSuperset(of: ["Root", "Root/Stack", "Root/Stack/Page[0]", "Root/Stack/Page[1]", "Root/Modal"]))
+        #expect(result["Stack"]?["value"] == "Stack-state")
+    }
+
+    @Test("R8: an object unregistered is not found at its path; one registered again is")
+    func unregisteredObjects() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (report, _, result) = try harness.restore(["unregister": "true"])
+        let reasons = Dictionary(uniqueKeysWithValues: report.notRestored.map { ($0.path.description, $0.reason) })
+        #expect(reasons["Root/Morph"]?.hasPrefix("no object for this path") == true)
+        #expect(result["Morph"] == nil)
+        #expect(report.restoredPaths.map(\.description).contains("Root/Twins"))
+        #expect(result["Twins"]?["value"] == "Twins-state")
+    }
+
     @Test("R8: an object whose restoration class the plugin does not list is not restored, and the reason names the class and the fix")
     func unlistedRestorationClass() throws {
         let harness = try ScenarioHarness()

@@ -33,7 +33,7 @@ public final class PluginContext {
 
     let host: UnsafePointer<restored_host_functions>
     let hostContext: OpaquePointer
-    var registeredObjects: [RestorationPath: any RestorableObject] = [:]
+    let registeredObjects = RegisteredObjects()
 
     init(host: UnsafePointer<restored_host_functions>, hostContext: OpaquePointer, options: [String: String]) {
         self.host = host
@@ -90,12 +90,12 @@ public final class PluginContext {
     /// Registers an object that already exists (built with the app's default
     /// UI) under `path`, so restoration can find it (R8 step 3).
     public func registerObject(_ object: any RestorableObject, at path: RestorationPath) {
-        registeredObjects[path] = object
+        registeredObjects.register(object, at: path)
     }
 
     /// Forgets the object registered under `path`.
     public func unregisterObject(at path: RestorationPath) {
-        registeredObjects[path] = nil
+        registeredObjects.unregister(at: path)
     }
 
     /// Asks the next restoration not to show this archive's snapshot (R12).

@@ -22,7 +22,9 @@ import RestorationKit
 /// ├─ ByDelegate                     the delegate provides it (R8.2)
 /// ├─ Morph                          its class changes with option morph (R10);
 /// │                                 with option shared, Panel and Morph share a child (R2)
-/// └─ Missing                        found nowhere at restoration (R8.4)
+/// ├─ Missing                        found nowhere at restoration (R8.4)
+/// └─ K, Caf\u{E9}                     with option registered-equivalent, registered
+///                                   under canonically equivalent paths (R8.3)
 /// ```
 final class ScenarioPlugin: RestorationPlugin {
     static let appID = "org.restored.test.Scenario"
@@ -114,6 +116,18 @@ final class ScenarioPlugin: RestorationPlugin {
             morph.children.append(own)
         }
 
+        // Option registered-equivalent: two objects registered under paths
+        // of other bytes than the saved ones that are the same text
+        // (canonically equivalent): "K" under the Kelvin sign, "Caf\u{E9}"
+        // under "Cafe" and a combining accent (R8 step 3).
+        if options["registered-equivalent"] == "true" {
+            let kelvin = node("K")
+            let cafe = node("Caf\u{E9}")
+            root.children += [kelvin, cafe]
+            context.registerObject(kelvin, at: RestorationPath("Root", "\u{212A}"))
+            context.registerObject(cafe, at: RestorationPath("Root", "Cafe\u{301}"))
+        }
+
         // Option value-prefix: every value starts with it (tells saves apart).
         if let prefix = options["value-prefix"] {
             for node in nodes.values { node.value = prefix + node.value }
@@ -125,6 +139,13 @@ final class ScenarioPlugin: RestorationPlugin {
         }
         context.registerObject(nodes["Page0"]!, at: RestorationPath([.init("Root"), .init("Stack"), .init("Page", position: 0)]))
         context.registerObject(nodes["Page1"]!, at: RestorationPath([.init("Root"), .init("Stack"), .init("Page", position: 1)]))
+        // Option unregister: Morph is registered no more; Twins is
+        // unregistered and registered again.
+        if options["unregister"] == "true" {
+            context.unregisterObject(at: path(of: "Morph"))
+            context.unregisterObject(at: path(of: "Twins"))
+            context.registerObject(nodes["Twins"]!, at: path(of: "Twins"))
+        }
     }
 
     private func path(of key: String) -> RestorationPath {
