@@ -33,7 +33,7 @@ public final class PluginContext {
 
     let host: UnsafePointer<restored_host_functions>
     let hostContext: OpaquePointer
-    let registeredObjects = RegisteredObjects()
+    var registeredObjects: [RestorationPath: any RestorableObject] = [:]
 
     init(host: UnsafePointer<restored_host_functions>, hostContext: OpaquePointer, options: [String: String]) {
         self.host = host
@@ -90,12 +90,12 @@ public final class PluginContext {
     /// Registers an object that already exists (built with the app's default
     /// UI) under `path`, so restoration can find it (R8 step 3).
     public func registerObject(_ object: any RestorableObject, at path: RestorationPath) {
-        registeredObjects.register(object, at: path)
+        registeredObjects[path] = object
     }
 
     /// Forgets the object registered under `path`.
     public func unregisterObject(at path: RestorationPath) {
-        registeredObjects.unregister(at: path)
+        registeredObjects[path] = nil
     }
 
     /// Asks the next restoration not to show this archive's snapshot (R12).
