@@ -109,6 +109,18 @@ import Testing
         #expect(result["Stack"]?["value"] == "Stack-state")
     }
 
+    @Test("R8: a plugin's own lookup that asks an object keeping the default lookup is still asked for every object")
+    func forwardedDelegateLookup() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve()
+        let (report, events, result) = try harness.restore(["delegate-forwards": "true"])
+        // Root is looked up first, and forwarded; ByDelegate later.
+        #expect(events.contains("delegate Root"))
+        #expect(events.contains("delegate Root/ByDelegate"))
+        #expect(report.restoredPaths.map(\.description).contains("Root/ByDelegate"))
+        #expect(result["ByDelegate"]?["value"] == "ByDelegate-state")
+    }
+
     @Test("R8: an object unregistered is not found at its path; one registered again is")
     func unregisteredObjects() throws {
         let harness = try ScenarioHarness()

@@ -15,8 +15,10 @@ final class PluginInstanceBox {
     private var spareBuffers: [CoderBuffer] = []
     private var buffersInUse: [CoderBuffer] = []
     /// Whether the plugin keeps the SDK's default delegate lookup (R8 step
-    /// 2), which provides nothing: learnt at its first call, after which
-    /// the host's lookups are answered without building a path and a coder.
+    /// 2), which provides nothing: learnt when the default first runs on
+    /// the plugin itself (which conformance a type has does not change),
+    /// after which the host's lookups are answered without building a path
+    /// and a coder.
     var hasDefaultDelegateLookup = false
 
     init(plugin: any RestorationPlugin, context: PluginContext, restorationClasses: [any RestorationClass.Type]) {

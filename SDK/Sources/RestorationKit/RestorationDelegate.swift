@@ -62,10 +62,11 @@ extension RestorationDelegate {
     public func willEncodeRestorableState(with coder: StateCoder) throws {}
     /// Decodes nothing.
     public func didDecodeRestorableState(with coder: StateCoder) throws {}
-    /// Provides nothing. The SDK notes that the plugin keeps this default
-    /// and answers the rest of the host's lookups without calling it.
+    /// Provides nothing. When the plugin itself keeps this default (not an
+    /// object its own lookup asks), the SDK notes it and answers the rest
+    /// of the host's lookups without calling it.
     public func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
-        coder.instance.hasDefaultDelegateLookup = true
+        if self === coder.instance.plugin { coder.instance.hasDefaultDelegateLookup = true }
         return nil
     }
     /// Does nothing.

@@ -42,6 +42,7 @@ final class ScenarioPlugin: RestorationPlugin {
     private let root: ScenarioNode
     private let orphan: ScenarioNode
     private var redacted = false
+    private let forwardedLookup = DefaultLookup()
 
     init(context: PluginContext) throws {
         self.context = context
@@ -253,7 +254,11 @@ final class ScenarioPlugin: RestorationPlugin {
 
     func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
         record("delegate \(path)")
-        guard path.last == "ByDelegate" || path.last == "Orphan" else { return nil }
+        guard path.last == "ByDelegate" || path.last == "Orphan" else {
+            // Option delegate-forwards: the paths this lookup does not know
+            // go to an object that keeps the SDK's default lookup.
+            return options["delegate-forwards"] == "true" ? forwardedLookup.object(forRestorationIdentifierPath: path, coder: coder) : nil
+        }
         let node = ScenarioNode(nil, value: "fresh", plugin: self)
         created.append(node)
         return node
@@ -285,3 +290,7 @@ final class ScenarioPlugin: RestorationPlugin {
 
 @_cdecl("restored_plugin_v1")
 public func restoredPluginV1() -> UnsafeRawPointer { PluginExport.descriptor(for: ScenarioPlugin.self) }
+
+/// An object that keeps every default of ``RestorationDelegate``: the
+/// scenario's lookup asks it, with option delegate-forwards.
+final class DefaultLookup: RestorationDelegate {}
