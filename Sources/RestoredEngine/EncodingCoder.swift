@@ -40,8 +40,9 @@ public final class EncodingCoder: HostCoder {
     public var bytes: [UInt8] { writer.bytes }
 
     /// A copy of the encoded bytes that holds only them, not the capacity
-    /// the coder keeps for its next object.
-    public var bytesCopy: [UInt8] { Array(writer.bytes[...]) }
+    /// the coder keeps for its next object (an array made from a slice of
+    /// the whole array would share the coder's buffer).
+    public var bytesCopy: [UInt8] { writer.bytes.withUnsafeBufferPointer { Array($0) } }
 
     /// Empties the coder for the next object, keeping its buffer: a walk
     /// encodes every object through one coder, so the buffer grows once
