@@ -42,8 +42,10 @@ public final class UserManager {
             .filter { FileManager.default.fileExists(atPath: $0 + "/cgroup.procs") }
     }
 
-    /// How long a manager may take to start before the test gives up.
+    /// How long a manager may take to start before it is given up: the
+    /// first is started again once (see ``init(environment:)``).
     static let startLimit: Duration = .seconds(120)
+    static let firstStartLimit: Duration = .seconds(60)
 
     /// Whether a user manager can run here: root, `unshare` and systemd installed.
     public static var isAvailable: Bool {
@@ -52,14 +54,47 @@ public final class UserManager {
 
     /// Starts a manager whose environment has `environment` added, and
     /// waits until it says it is running (`SystemState`; `is-system-running` answers `offline` outside its namespace, where the machine does not look booted with systemd).
+    ///
+    /// With many managers starting at once on two loaded cores (every
+    /// suite runs in parallel), one in a few hundred never answered, its
+    /// bus silent for minutes. A manager that is not up within
+    /// ``firstStartLimit`` is stopped, and a fresh one (its own directory
+    /// and cgroup) gets ``startLimit``; the error names both attempts, with
+    /// the end of each one's log (the manager logs to it: `--log-target=console`).
     public init(environment extra: [String: String] = [:]) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("restored-user-manager-\(UUID().uuidString)").path
-        cgroup = "restored-test-\(UUID().uuidString)"
-        for path in [directory + "/runtime", directory + "/home/.config/systemd/user"] {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var failures: [String] = []
+        for limit in [Self.firstStartLimit, Self.startLimit] {
+            switch await Self.launch(environment: extra, limit: limit) {
+            case .success(let launched):
+                (directory, cgroup, process) = launched
+                return
+            case .failure(let failure):
+                failures.append(failure.description)
+            }
+        }
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: failures.joined(separator: "; then ")])
+    }
+
+    /// Why one start of a manager failed.
+    private struct StartFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts one manager in a new directory and cgroup and waits up to
+    /// `limit` for it; a manager that does not come up is stopped and removed.
+    private static func launch(environment extra: [String: String], limit: Duration) async -> Result<(String, String, ChildProcess), StartFailure> {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restored-user-manager-\(UUID().uuidString)").path
+        let cgroup = "restored-test-\(UUID().uuidString)"
+        let home = directory + "/home", runtime = directory + "/runtime"
+        do {
+            for path in [runtime, home + "/.config/systemd/user"] {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+        } catch {
+            return .failure(StartFailure(description: "its directory could not be made: \(error)"))
         }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DBUS_") && $0.key != "NOTIFY_SOCKET" && $0.key != "INVOCATION_ID" }
-        environment.merge(Self.userDirectories(home: directory + "/home", runtime: directory + "/runtime")) { _, new in new }
+        environment.merge(userDirectories(home: home, runtime: runtime)) { _, new in new }
         environment.merge(extra) { _, new in new }
         // Into its own cgroups first (a controller that will not take the
         // process, such as cpuset, is left as it is), then its own mount
@@ -68,36 +103,46 @@ public final class UserManager {
             for hierarchy in "$@"; do
                 mkdir -p "$hierarchy/$0" 2>/dev/null && echo $$ > "$hierarchy/$0/cgroup.procs" 2>/dev/null
             done
-            exec /usr/bin/unshare -m /bin/sh -c 'mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec /lib/systemd/systemd --user'
+            exec /usr/bin/unshare -m /bin/sh -c 'mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec /lib/systemd/systemd --user --log-target=console'
             """
-        process = try ChildProcess("/bin/sh", ["-c", script, cgroup] + Self.hierarchies, environment: environment, log: directory + "/manager.log")
-        // A hang guard: with many managers starting at once on two loaded
-        // cores (every suite runs in parallel), one took more than 30 s.
-        let deadline = ContinuousClock.now + Self.startLimit
+        let process: ChildProcess
+        do {
+            process = try ChildProcess("/bin/sh", ["-c", script, cgroup] + hierarchies, environment: environment, log: directory + "/manager.log")
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            return .failure(StartFailure(description: "it could not be started: \(error)"))
+        }
+        let client = clientEnvironment(home: home, runtime: runtime)
+        let deadline = ContinuousClock.now + limit
         // Up is `running`, or `degraded`: a unit of the machine's failed (a
         // default user service Debian installs that cannot start here, or
         // not in time on a loaded machine), which no test of restored needs.
+        // Then its bus (socket-activated) and the manager's name on it,
+        // which clients such as restored look for.
         var state: String?
-        while true {
-            state = try? await systemctl(["show", "--property", "SystemState", "--value"]).output
-            if Self.isUp(state) { break }
+        var failure: String?
+        while !isUp(state) {
+            state = try? await CompletedCommand.run("/bin/systemctl", ["--user", "show", "--property", "SystemState", "--value"], environment: client, in: URL(fileURLWithPath: directory)).output
+            if isUp(state) { break }
             guard ContinuousClock.now < deadline else {
-                let log = (try? String(contentsOfFile: directory + "/manager.log", encoding: .utf8)) ?? ""
-                stop()
                 let seen = state.map { "its state: \($0.trimmingCharacters(in: .whitespacesAndNewlines))" } ?? "systemctl could not reach it"
-                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "systemd --user did not come up within \(Self.startLimit) (\(seen)): \(log)"])
+                failure = "systemd --user did not come up within \(limit) (\(seen))"
+                break
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try? await Task.sleep(for: .milliseconds(100))
         }
-        // Its bus (socket-activated) and the manager's name on it, which
-        // clients such as restored look for.
-        while await Self.ownsManagerName(busAddress) == false {
+        while failure == nil, await ownsManagerName("unix:path=\(runtime)/bus") == false {
             guard ContinuousClock.now < deadline else {
-                stop()
-                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "systemd --user did not own org.freedesktop.systemd1 on \(busAddress) within \(Self.startLimit)"])
+                failure = "systemd --user did not own org.freedesktop.systemd1 on its bus within \(limit)"
+                break
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try? await Task.sleep(for: .milliseconds(100))
         }
+        guard let failure else { return .success((directory, cgroup, process)) }
+        let log = (try? String(contentsOfFile: directory + "/manager.log", encoding: .utf8)) ?? ""
+        let end = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
+        cleanUp(process: process, cgroup: cgroup, directory: directory, client: client)
+        return .failure(StartFailure(description: "\(failure); the end of its log: \(end)"))
     }
 
     /// Whether a `SystemState` says the manager finished starting.
@@ -124,10 +169,12 @@ public final class UserManager {
 
     /// What a client of this manager runs with: its runtime directory,
     /// bus and user directories.
-    public var clientEnvironment: [String: String] {
+    public var clientEnvironment: [String: String] { Self.clientEnvironment(home: home, runtime: runtimeDirectory) }
+
+    private static func clientEnvironment(home: String, runtime: String) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment.merge(Self.userDirectories(home: home, runtime: runtimeDirectory)) { _, new in new }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
+        environment.merge(userDirectories(home: home, runtime: runtime)) { _, new in new }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(runtime)/bus"
         return environment
     }
 
@@ -143,9 +190,11 @@ public final class UserManager {
     }
 
     /// The process ids in the manager's cgroup tree (systemd's own hierarchy).
-    public var processes: [Int32] {
-        guard let hierarchy = Self.hierarchies.first(where: { $0.hasSuffix("/systemd") || $0 == "/sys/fs/cgroup" }) else { return [] }
-        return Self.processes(under: hierarchy + "/" + cgroup)
+    public var processes: [Int32] { Self.processes(inCgroup: cgroup) }
+
+    private static func processes(inCgroup cgroup: String) -> [Int32] {
+        guard let hierarchy = hierarchies.first(where: { $0.hasSuffix("/systemd") || $0 == "/sys/fs/cgroup" }) else { return [] }
+        return processes(under: hierarchy + "/" + cgroup)
     }
 
     private static func processes(under path: String) -> [Int32] {
@@ -173,11 +222,17 @@ public final class UserManager {
     public func stop() {
         guard !stopped else { return }
         stopped = true
-        _ = try? CompletedCommand.runNow("/bin/systemctl", ["--user", "exit"], environment: clientEnvironment, in: URL(fileURLWithPath: directory))
+        Self.cleanUp(process: process, cgroup: cgroup, directory: directory, client: clientEnvironment)
+    }
+
+    /// Stops a manager and everything left in its cgroups, by pid, and
+    /// removes its cgroups and directory.
+    private static func cleanUp(process: ChildProcess, cgroup: String, directory: String, client: [String: String]) {
+        _ = try? CompletedCommand.runNow("/bin/systemctl", ["--user", "exit"], environment: client, in: URL(fileURLWithPath: directory))
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(process.pid, 0) == 0, ProcessFacts.state(of: process.pid) != "Z", ContinuousClock.now < deadline { usleep(50_000) }
         for _ in 0 ..< 3 {
-            let left = processes
+            let left = processes(inCgroup: cgroup)
             if left.isEmpty { break }
             for pid in left { kill(pid, SIGKILL) }
             usleep(100_000)
@@ -185,9 +240,9 @@ public final class UserManager {
         process.stop()
         // A cgroup whose last process is still exiting is busy for a moment.
         for _ in 0 ..< 20 {
-            let left = Self.hierarchies.map { $0 + "/" + cgroup }.filter { FileManager.default.fileExists(atPath: $0) }
+            let left = hierarchies.map { $0 + "/" + cgroup }.filter { FileManager.default.fileExists(atPath: $0) }
             if left.isEmpty { break }
-            for path in left { Self.removeTree(path) }
+            for path in left { removeTree(path) }
             usleep(100_000)
         }
         try? FileManager.default.removeItem(atPath: directory)
