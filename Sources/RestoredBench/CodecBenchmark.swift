@@ -36,14 +36,9 @@ struct CodecBenchmark: ParsableCommand {
     var pluginDirectory: String?
 
     func run() throws {
-        var logger = Logger(label: "restored-bench") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .error
+        let logger = InProcessWalks.logger()
         let synthetic = try SyntheticApp(pluginDirectory: pluginDirectory, logger: logger)
-        let engine = RestorationEngine(
-            store: ArchiveStore(directory: "/nonexistent"),
-            configuration: EngineConfiguration(appByteBudget: 1 << 30),
-            logger: logger
-        )
+        let engine = InProcessWalks.engine(logger: logger)
 
         // restored's coder: every object encoded through the SDK's StateCoder and
         // the C ABI into its container, then the archive format; and back.

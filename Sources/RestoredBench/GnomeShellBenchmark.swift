@@ -41,11 +41,7 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: "scripts/install-window-places") else {
             throw BenchmarkFailure("run it from restored's checkout: it installs the extension with scripts/install-window-places")
         }
-        let logger = {
-            var logger = Logger(label: "restored-bench") { StreamLogHandler.standardError(label: $0) }
-            logger.logLevel = .error
-            return logger
-        }()
+        let logger = InProcessWalks.logger()
         let bus = try await PrivateBus.start()
         defer { bus.stop() }
         let logind = try await LogindMock.start(on: bus)
@@ -81,7 +77,7 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
         let directories = (0 ..< windows).map { root + "/w\($0)" }
         for directory in directories { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let plugin = try BuiltPlugin.load("SessionPlugin", directory: pluginDirectory, logger: logger)
-        let engine = RestorationEngine(store: ArchiveStore(directory: "/nonexistent"), configuration: EngineConfiguration(appByteBudget: 1 << 30), logger: logger)
+        let engine = InProcessWalks.engine(logger: logger)
 
         func closeAll() async throws {
             for window in try await shell.windows(on: bus) { kill(window.pid, SIGKILL) }

@@ -37,8 +37,7 @@ struct TilingBenchmark: ParsableCommand {
 
     func run() throws {
         guard getuid() == 0 else { throw BenchmarkFailure("sway runs as the user nobody here: that needs root") }
-        var logger = Logger(label: "restored-bench") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .error
+        let logger = InProcessWalks.logger()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("restored-bench-tiling-\(getpid())").path
         let runtime = root + "/runtime", home = root + "/home"
         for directory in [runtime, home] {
@@ -72,7 +71,7 @@ struct TilingBenchmark: ParsableCommand {
         let directories = (0 ..< windows).map { root + "/w\($0)" }
         for directory in directories { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let plugin = try BuiltPlugin.load("SessionPlugin", directory: pluginDirectory, logger: logger)
-        let engine = RestorationEngine(store: ArchiveStore(directory: "/nonexistent"), configuration: EngineConfiguration(appByteBudget: 1 << 30), logger: logger)
+        let engine = InProcessWalks.engine(logger: logger)
 
         func tree() -> [WindowTree.Window] { (try? ipc.tree().windows) ?? [] }
         func closeAll() throws {

@@ -39,8 +39,7 @@ struct TmuxBenchmark: ParsableCommand {
     var pluginDirectory: String?
 
     func run() throws {
-        var logger = Logger(label: "restored-bench") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .error
+        let logger = InProcessWalks.logger()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("restored-bench-tmux-\(getpid())").path
         let socketDirectory = root + "/tmux-\(getuid())"
         try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
@@ -62,9 +61,7 @@ struct TmuxBenchmark: ParsableCommand {
         defer { _ = try? runner.run(["kill-server"]) }
 
         let plugin = try BuiltPlugin.load("TmuxPlugin", directory: pluginDirectory, logger: logger)
-        let engine = RestorationEngine(
-            store: ArchiveStore(directory: "/nonexistent"), configuration: EngineConfiguration(appByteBudget: 1 << 30), logger: logger
-        )
+        let engine = InProcessWalks.engine(logger: logger)
         let build = buildCommands(root: root)
         let list = TmuxSnapshot.readCommands
         let expectedPanes = sessions * windows * panes
