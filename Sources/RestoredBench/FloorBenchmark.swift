@@ -1,0 +1,225 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Glibc
+import Logging
+import RestoredArchive
+import RestoredEngine
+import Synchronization
+
+/// `restored-bench floors`: what a save of N apps costs at least on this
+/// machine with today's plugin ABI and coder, beside what restored spends.
+///
+/// The suspend suite measures the whole save. This suite measures its parts
+/// apart, so that the save can be read against what no design of the walk can
+/// go under: the durable writes (a file written, flushed and renamed per app,
+/// the directory flushed) and the encoding of every object through the SDK's
+/// coder and the C ABI.
+struct FloorBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "floors",
+        abstract: "Measure the parts of a save of N apps apart: the coder, the walk, restored's check, the durable writes.",
+        discussion: """
+            One synthetic app (--objects objects, as in the suspend suite) is encoded in this process. \
+            CPU, on one thread, per app, times N: the coder alone (every object encoded through the SDK's \
+            StateCoder and the C ABI, and the archive packed: no discovery, no checks), the whole \
+            preservation walk around it, and restored's check of the archive (every byte read as a \
+            restore will). Wall, all N apps at once, each on a serial queue of its own as restored saves \
+            them: the durable write floor (a temporary file written and flushed, renamed over the \
+            archive, the directory flushed: the least a save that survives a power cut can do) and \
+            restored's archive store writing the same archives (its new generation stamped in, the \
+            previous generation kept, every step flushed). Medians of --rounds rounds after a warm-up. \
+            The files go to a temporary directory removed at the end.
+            """
+    )
+
+    @Option(help: "App counts, comma-separated.")
+    var apps = "10,100"
+
+    @Option(help: "Objects per app.")
+    var objects = 1000
+
+    @Option(help: "Rounds; the median is reported.")
+    var rounds = 9
+
+    @Option(name: .customLong("plugin-dir"), help: "Where libSyntheticPlugin.so is (default: beside this program).")
+    var pluginDirectory: String?
+
+    func run() throws {
+        let counts = apps.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        guard !counts.isEmpty else { throw BenchmarkFailure("--apps needs at least one positive count") }
+        let logger = InProcessWalks.logger()
+        let synthetic = try SyntheticApp(pluginDirectory: pluginDirectory, logger: logger)
+        let engine = InProcessWalks.engine(logger: logger)
+        let cpu = try cpuPerApp(synthetic: synthetic, engine: engine)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("restored-bench-floors-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+
+        print("floors: \(objects) objects per app (\(CodecBenchmark.bytes(cpu.archive.count)) of archive); \(cores) cores; medians of \(rounds) rounds")
+        print("")
+        var saves = [["save: apps", "coder alone, CPU", "whole walk, CPU", "restored's check, CPU", "durable writes, wall", "restored's store, wall", "store / writes"]]
+        var restores = [["restore: apps", "coder alone, CPU", "whole walk, CPU", "restored's reading, wall"]]
+        var bounds: [String] = []
+        for count in counts {
+            let archives = try cpu.archive(forApps: count)
+            let writes = try parallelWall(apps: count, directory: "\(root)/floor-\(count)") { index, directory in
+                try Self.durablyReplace(directory: directory, with: archives[index].bytes)
+            }
+            let store = ArchiveStore(directory: .init("\(root)/store-\(count)"))
+            let stored = try parallelWall(apps: count, directory: nil) { index, _ in
+                _ = try store.write(encoded: archives[index].bytes, of: archives[index].appID)
+            }
+            // What restored does for each app at login before the walk:
+            // the newest usable file read and every byte of it checked.
+            let read = try parallelWall(apps: count, directory: nil) { index, _ in
+                _ = try store.readEncoded(archives[index].appID)
+            }
+            let apps = Double(count)
+            func cpuTime(_ perApp: Double) -> String { CodecBenchmark.milliseconds(perApp * apps) }
+            saves.append([
+                "\(count)", cpuTime(cpu.encoding), cpuTime(cpu.preservation), cpuTime(cpu.check),
+                CodecBenchmark.milliseconds(writes), CodecBenchmark.milliseconds(stored), String(format: "%.2fx", stored / writes),
+            ])
+            restores.append(["\(count)", cpuTime(cpu.decoding), cpuTime(cpu.restoration), CodecBenchmark.milliseconds(read)])
+            let saveCPU = (cpu.encoding + cpu.check) * apps / Double(cores)
+            let restoreCPU = (cpu.decoding + cpu.check) * apps / Double(cores)
+            bounds.append(String(
+                format: "%d apps: no save with today's coder takes less than %.1f ms here (the coder and restored's check on %d cores: %.1f ms; the durable writes: %.1f ms), no restore less than %.1f ms (the coder and restored's check on %d cores)",
+                count, max(saveCPU, writes) * 1000, cores, saveCPU * 1000, writes * 1000, restoreCPU * 1000, cores
+            ))
+        }
+        CodecBenchmark.printTable(saves)
+        print("")
+        CodecBenchmark.printTable(restores)
+        print("")
+        bounds.forEach { print($0) }
+    }
+
+    /// Per-app CPU seconds (medians) and the app's encoded archive.
+    private struct PerApp {
+        /// The coder alone, encoding (``SyntheticTree/encode()``).
+        var encoding: Double
+        /// The preservation walk and the archive's encoding.
+        var preservation: Double
+        /// restored's check of the archive (``ArchiveCodec/check(_:)``).
+        var check: Double
+        /// The coder alone, decoding (``SyntheticTree/decode(_:)``).
+        var decoding: Double
+        /// The archive's decoding and the restoration walk.
+        var restoration: Double
+        var archive: [UInt8]
+
+        /// The archive encoded again for each of `count` apps, each with its own app ID.
+        func archive(forApps count: Int) throws -> [(appID: AppID, bytes: [UInt8])] {
+            var decoded = try ArchiveCodec.decode(archive)
+            return try (0..<count).map { index in
+                decoded.appID = try AppID("org.restored.bench.Floor\(index)")
+                return (decoded.appID, ArchiveCodec.encode(decoded))
+            }
+        }
+    }
+
+    private func cpuPerApp(synthetic: SyntheticApp, engine: RestorationEngine) throws -> PerApp {
+        let clock = ContinuousClock()
+        var times: [[Double]] = Array(repeating: [], count: 5)
+        var archive: [UInt8] = []
+        // One round more than asked: the first warms the caches and is dropped.
+        for round in 0...max(rounds, 1) {
+            // Every instance is made before its timing, as in the codec suite.
+            let tree = try synthetic.tree(objects: objects)
+            let encoding = try clock.measure { archive = try tree.encode() }
+            let session = try synthetic.session(objects: objects)
+            var walked: [UInt8] = []
+            let preservation = try clock.measure {
+                let (made, report) = engine.makeArchive(of: session)
+                guard let made, report.issues.isEmpty else { throw BenchmarkFailure("preservation failed: \(report.issues)") }
+                walked = ArchiveCodec.encode(made)
+            }
+            let check = try clock.measure { _ = try ArchiveCodec.check(walked) }
+            let emptyTree = try synthetic.tree(objects: objects, empty: true)
+            let decoding = try clock.measure { try emptyTree.decode(archive) }
+            try emptyTree.verify()
+            let emptySession = try synthetic.session(objects: objects, empty: true)
+            let restoration = try clock.measure {
+                let report = engine.restore(emptySession, from: try ArchiveCodec.decode(walked))
+                guard report.outcome == .restored, report.issues.isEmpty, report.restoredPaths.count == objects else {
+                    throw BenchmarkFailure("restoration failed or lost data: \(report.outcome) \(report.issues.prefix(3))")
+                }
+            }
+            if round == 0 { continue }
+            for (index, time) in [encoding, preservation, check, decoding, restoration].enumerated() {
+                times[index].append(CodecBenchmark.seconds(time))
+            }
+        }
+        let medians = times.map(CodecBenchmark.median)
+        return PerApp(
+            encoding: medians[0], preservation: medians[1], check: medians[2], decoding: medians[3], restoration: medians[4], archive: archive
+        )
+    }
+
+    /// The median wall time, in seconds, of `body` run for every app at once,
+    /// each app on a serial queue of its own; `directory` (when given) gets
+    /// a subdirectory per app, passed to `body`. One warm-up round first.
+    private func parallelWall(apps: Int, directory: String?, _ body: @escaping @Sendable (Int, String) throws -> Void) throws -> Double {
+        let queues = (0..<apps).map { DispatchQueue(label: "restored-bench.floors.\($0)") }
+        let directories = (0..<apps).map { index in directory.map { "\($0)/app\(index)" } ?? "" }
+        for path in directories where !path.isEmpty {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let failures = Failures()
+        var times: [Double] = []
+        let clock = ContinuousClock()
+        for round in 0...max(rounds, 1) {
+            let group = DispatchGroup()
+            let elapsed = clock.measure {
+                for index in 0..<apps {
+                    queues[index].async(group: group) {
+                        do { try body(index, directories[index]) } catch { failures.record("\(error)") }
+                    }
+                }
+                group.wait()
+            }
+            if let failure = failures.first { throw BenchmarkFailure(failure) }
+            if round > 0 { times.append(CodecBenchmark.seconds(elapsed)) }
+        }
+        return CodecBenchmark.median(times)
+    }
+
+    /// The least a durable replacement of one file does: a new file written
+    /// and flushed, renamed over the old one, the directory flushed.
+    private static func durablyReplace(directory: String, with bytes: [UInt8]) throws {
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else { throw BenchmarkFailure("open \(directory): \(String(cString: strerror(errno)))") }
+        defer { close(directoryDescriptor) }
+        let file = openat(directoryDescriptor, ".archive.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw BenchmarkFailure("create in \(directory): \(String(cString: strerror(errno)))") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(file, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                close(file)
+                throw BenchmarkFailure("write in \(directory): \(String(cString: strerror(errno)))")
+            }
+            written += count
+        }
+        guard fsync(file) == 0, close(file) == 0 else { throw BenchmarkFailure("fsync in \(directory): \(String(cString: strerror(errno)))") }
+        guard renameat(directoryDescriptor, ".archive.tmp", directoryDescriptor, "archive") == 0, fsync(directoryDescriptor) == 0 else {
+            throw BenchmarkFailure("rename in \(directory): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// The failures of the apps' queues in a round; the first is reported.
+private final class Failures: Sendable {
+    private let failures = Mutex<[String]>([])
+
+    func record(_ failure: String) {
+        failures.withLock { $0.append(failure) }
+    }
+
+    var first: String? { failures.withLock { $0.first } }
+}
