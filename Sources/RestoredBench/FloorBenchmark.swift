@@ -7,18 +7,19 @@ import RestoredArchive
 import RestoredEngine
 import Synchronization
 
-/// `restored-bench floors`: what a save of N apps costs at least on this
-/// machine with today's plugin ABI and coder, beside what restored spends.
+/// `restored-bench floors`: what a save and a restore of N apps cost at
+/// least on this machine with today's plugin ABI and coder, beside what
+/// restored spends.
 ///
-/// The suspend suite measures the whole save. This suite measures its parts
-/// apart, so that the save can be read against what no design of the walk can
-/// go under: the durable writes (a file written, flushed and renamed per app,
-/// the directory flushed) and the encoding of every object through the SDK's
-/// coder and the C ABI.
+/// The suspend suite measures the whole save and login restore. This suite
+/// measures their parts apart, so that they can be read against what no
+/// design of the walk can go under: the durable writes (a file written,
+/// flushed and renamed per app, the directory flushed) and the encoding and
+/// decoding of every object through the SDK's coder and the C ABI.
 struct FloorBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "floors",
-        abstract: "Measure the parts of a save of N apps apart: the coder, the walk, restored's check, the durable writes.",
+        abstract: "Measure the parts of a save and a restore of N apps apart: the coder, the walks, restored's check and its files.",
         discussion: """
             One synthetic app (--objects objects, as in the suspend suite) is encoded in this process. \
             CPU time of this thread, per app, times N: the coder alone (every object encoded through the \
