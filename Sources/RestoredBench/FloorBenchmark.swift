@@ -6,6 +6,7 @@ import Logging
 import RestoredArchive
 import RestoredEngine
 import Synchronization
+import SystemPackage
 
 /// `restored-bench floors`: what a save and a restore of N apps cost at
 /// least on this machine with today's plugin ABI and coder, beside what
@@ -64,7 +65,11 @@ struct FloorBenchmark: ParsableCommand {
         // Beside restored's archives, on their file system.
         let parent = directory ?? ArchiveStore.defaultDirectory(environment: ProcessInfo.processInfo.environment).removingLastComponent().string
         let root = "\(parent)/restored-bench-floors-\(getpid())"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        } catch {
+            throw BenchmarkFailure("cannot make \(root) (\((error as NSError).localizedDescription)); give --directory a writable directory on restored's file system")
+        }
         defer { try? FileManager.default.removeItem(atPath: root) }
 
         print("floors: \(objects) objects per app (\(CodecBenchmark.bytes(cpu.archive.count)) of archive); \(cores) cores; medians of \(rounds) rounds")
@@ -74,18 +79,26 @@ struct FloorBenchmark: ParsableCommand {
         var bounds: [String] = []
         for count in counts {
             let archives = try cpu.archive(forApps: count)
-            let writes = try parallelWall(apps: count, directory: "\(root)/floor-\(count)") { index, directory in
-                try Self.durablyReplace(directory: directory, with: archives[index].bytes)
+            let floorDirectories = (0..<count).map { FilePath("\(root)/floor-\(count)/app\($0)") }
+            for path in floorDirectories {
+                try FileManager.default.createDirectory(atPath: path.string, withIntermediateDirectories: true)
             }
-            let store = ArchiveStore(directory: .init("\(root)/store-\(count)"))
-            let stored = try parallelWall(apps: count, directory: nil) { index, _ in
+            let writes = try parallelWall(apps: count) { index in
+                do {
+                    try Self.durablyReplace(in: floorDirectories[index], with: archives[index].bytes)
+                } catch {
+                    throw BenchmarkFailure("a durable write in \(floorDirectories[index]) failed: \(error)")
+                }
+            }
+            let store = ArchiveStore(directory: FilePath("\(root)/store-\(count)"))
+            let stored = try parallelWall(apps: count) { index in
                 _ = try store.write(encoded: archives[index].bytes, of: archives[index].appID)
             }
             // What restored does for each app at login around the walk
             // (RestorationEngine): the newest usable file read and every
             // byte of it checked, the attempt counted in it (R15) before the
             // walk, and taken back after it.
-            let read = try parallelWall(apps: count, directory: nil) { index, _ in
+            let read = try parallelWall(apps: count) { index in
                 let reading = try store.readEncoded(archives[index].appID)
                 try store.rewrite(reading.archive.withRestoreAttempts(1), in: reading.source)
                 try store.rewrite(reading.archive.withRestoreAttempts(0), in: reading.source)
@@ -176,15 +189,11 @@ struct FloorBenchmark: ParsableCommand {
         )
     }
 
-    /// The median wall time, in seconds, of `body` run for every app at once,
-    /// each app on a serial queue of its own; `directory` (when given) gets
-    /// a subdirectory per app, passed to `body`. One warm-up round first.
-    private func parallelWall(apps: Int, directory: String?, _ body: @escaping @Sendable (Int, String) throws -> Void) throws -> Double {
+    /// The median wall time, in seconds, of `body` run for every app at once
+    /// (given the app's index), each app on a serial queue of its own. One
+    /// warm-up round first.
+    private func parallelWall(apps: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws -> Double {
         let queues = (0..<apps).map { DispatchQueue(label: "restored-bench.floors.\($0)") }
-        let directories = (0..<apps).map { index in directory.map { "\($0)/app\(index)" } ?? "" }
-        for path in directories where !path.isEmpty {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
         let failures = Failures()
         var times: [Double] = []
         let clock = ContinuousClock()
@@ -193,7 +202,7 @@ struct FloorBenchmark: ParsableCommand {
             let elapsed = clock.measure {
                 for index in 0..<apps {
                     queues[index].async(group: group) {
-                        do { try body(index, directories[index]) } catch { failures.record("\(error)") }
+                        do { try body(index) } catch { failures.record("\(error)") }
                     }
                 }
                 group.wait()
@@ -205,33 +214,23 @@ struct FloorBenchmark: ParsableCommand {
     }
 
     /// The least a durable replacement of one file does: a new file written
-    /// and flushed, renamed over the old one, the directory flushed.
-    private static func durablyReplace(directory: String, with bytes: [UInt8]) throws {
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryDescriptor >= 0 else { throw BenchmarkFailure("open \(directory): \(String(cString: strerror(errno)))") }
-        defer { close(directoryDescriptor) }
-        let file = openat(directoryDescriptor, ".archive.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw BenchmarkFailure("create in \(directory): \(String(cString: strerror(errno)))") }
-        func failure(_ operation: String, _ error: Int32 = errno) -> BenchmarkFailure {
-            BenchmarkFailure("\(operation) in \(directory): \(String(cString: strerror(error)))")
+    /// and flushed, renamed over the old one, the directory flushed; through
+    /// the archive store's own calls (``FileSystem``).
+    private static func durablyReplace(in path: FilePath, with bytes: [UInt8]) throws(Errno) {
+        let fileSystem = FileSystem.live
+        let directory = try fileSystem.openDirectory(path)
+        defer { fileSystem.close(directory) }
+        let (file, name) = try fileSystem.createTemporaryFile(in: directory, prefix: ".archive.")
+        do {
+            try fileSystem.writeAll(bytes, to: file)
+            try fileSystem.fsync(file)
+        } catch {
+            try? fileSystem.close(file)
+            throw error
         }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(file, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let error = count == 0 ? EIO : errno
-                close(file)
-                throw failure("write", error)
-            }
-            written += count
-        }
-        let flushed = fsync(file) == 0 ? 0 : errno
-        let closed = close(file) == 0 ? 0 : errno
-        guard flushed == 0 else { throw failure("fsync", flushed) }
-        guard closed == 0 else { throw failure("close", closed) }
-        guard renameat(directoryDescriptor, ".archive.tmp", directoryDescriptor, "archive") == 0 else { throw failure("rename") }
-        guard fsync(directoryDescriptor) == 0 else { throw failure("fsync of the directory") }
+        try fileSystem.close(file)
+        try fileSystem.rename(name, to: "archive", in: directory)
+        try fileSystem.sync(directory)
     }
 }
 
