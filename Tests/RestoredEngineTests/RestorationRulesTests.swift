@@ -109,6 +109,18 @@ import Testing
         #expect(result["Stack"]?["value"] == "Stack-state")
     }
 
+    @Test("R8: an object registered under one identifier holding \"/\" is not found at the path of two identifiers it spells")
+    func registeredSlashIsNotAPath() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve(["registered-slash": "true"])
+        let (report, _, result) = try harness.restore(["registered-slash": "true"])
+        let reasons = Dictionary(uniqueKeysWithValues: report.notRestored.map { ($0.path.description, $0.reason) })
+        #expect(reasons["Root/Sub"]?.hasPrefix("no object for this path") == true)
+        #expect(result["Sub"] == nil)
+        #expect(result["Root/Sub"] == nil)
+        #expect(report.restoredPaths.map(\.description).contains("Root/Stack"))
+    }
+
     @Test("R8: a plugin's own lookup that asks an object keeping the default lookup is still asked for every object")
     func forwardedDelegateLookup() throws {
         let harness = try ScenarioHarness()

@@ -33,7 +33,7 @@ public final class PluginContext {
 
     let host: UnsafePointer<restored_host_functions>
     let hostContext: OpaquePointer
-    var registeredObjects: [RestorationPath: any RestorableObject] = [:]
+    var registeredObjects = RegisteredObjects()
 
     init(host: UnsafePointer<restored_host_functions>, hostContext: OpaquePointer, options: [String: String]) {
         self.host = host

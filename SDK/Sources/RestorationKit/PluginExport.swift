@@ -190,7 +190,7 @@ public enum PluginExport {
                     result.pointee = nil
                     return
                 }
-                result.pointee = box.context.registeredObjects[PluginInstanceBox.path(path)].map { box.handle(for: $0) }
+                result.pointee = box.context.registeredObjects.object(at: path).map { box.handle(for: $0) }
             }
         }
         table.describe_object = { instance, object, sink in

@@ -23,8 +23,10 @@ import RestorationKit
 /// ├─ Morph                          its class changes with option morph (R10);
 /// │                                 with option shared, Panel and Morph share a child (R2)
 /// ├─ Missing                        found nowhere at restoration (R8.4)
-/// └─ K, Caf\u{E9}                     with option registered-equivalent, registered
-///                                   under canonically equivalent paths (R8.3)
+/// ├─ K, Caf\u{E9}                     with option registered-equivalent, registered
+/// │                                 under canonically equivalent paths (R8.3)
+/// └─ Sub                            with option registered-slash, registered nowhere,
+///                                   beside an object registered as "Root/Sub" (R8.3)
 /// ```
 final class ScenarioPlugin: RestorationPlugin {
     static let appID = "org.restored.test.Scenario"
@@ -127,6 +129,15 @@ final class ScenarioPlugin: RestorationPlugin {
             root.children += [kelvin, cafe]
             context.registerObject(kelvin, at: RestorationPath("Root", "\u{212A}"))
             context.registerObject(cafe, at: RestorationPath("Root", "Cafe\u{301}"))
+        }
+
+        // Option registered-slash: Root's child Sub is registered nowhere,
+        // and another object is registered under the one identifier
+        // "Root/Sub", which no saved path has: it is not Root/Sub (R8 step 3).
+        if options["registered-slash"] == "true" {
+            let sub = node("Sub")
+            root.children.append(sub)
+            context.registerObject(node("Root/Sub", "SlashDecoy"), at: RestorationPath("Root/Sub"))
         }
 
         // Option value-prefix: every value starts with it (tells saves apart).
