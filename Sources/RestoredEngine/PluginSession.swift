@@ -47,6 +47,10 @@ public protocol PluginSession: AnyObject {
     func objectFromDelegate(path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> ObjectHandle?
     /// R8 step 3.
     func registeredObject(at path: ObjectPath) throws(PluginCallError) -> ObjectHandle?
+    /// R8 steps 2 and 3, for an object without a restoration class: the
+    /// delegate's object for `path`, or else the one registered there, and
+    /// whether the delegate gave it (only then does it get its identity back).
+    func objectFromDelegateOrRegistry(at path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> (handle: ObjectHandle, fromDelegate: Bool)?
     /// What the object is now (R10).
     func describe(_ object: ObjectHandle) throws(PluginCallError) -> ReportedObject
     /// R8: a recreated object gets its identifier and restoration class back.
@@ -69,4 +73,12 @@ public enum SessionPhase: Hashable, Sendable {
     case preserving(SaveOccasion)
     /// Restoring, for this reason.
     case restoring(RestoreReason)
+}
+
+extension PluginSession {
+    /// Asks the delegate, then the registered objects, one call each.
+    public func objectFromDelegateOrRegistry(at path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> (handle: ObjectHandle, fromDelegate: Bool)? {
+        if let handle = try objectFromDelegate(path: path, coder: coder) { return (handle, true) }
+        return try registeredObject(at: path).map { ($0, false) }
+    }
 }

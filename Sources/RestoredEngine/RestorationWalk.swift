@@ -183,11 +183,13 @@ final class RestorationWalk {
             try session.restoreIdentity(of: handle, identifier: identifier, restorationClass: restorationClass)
             return .found(handle)
         }
-        if let handle = try session.objectFromDelegate(path: object.path, coder: coder) {
-            try session.restoreIdentity(of: handle, identifier: identifier, restorationClass: nil)
-            return .found(handle)
+        guard let (handle, fromDelegate) = try session.objectFromDelegateOrRegistry(at: object.path, coder: coder) else {
+            return .notFound
         }
-        return try session.registeredObject(at: object.path).map(Lookup.found) ?? .notFound
+        if fromDelegate {
+            try session.restoreIdentity(of: handle, identifier: identifier, restorationClass: nil)
+        }
+        return .found(handle)
     }
 
     /// The object located for `path` so far, or nil (R9).

@@ -121,6 +121,26 @@ import Testing
         #expect(report.restoredPaths.map(\.description).contains("Root/Stack"))
     }
 
+    // Serialized: the faulty plugin keeps one instance per process.
+    @Test("R8: a delegate or a registry lookup that fails leaves the object out, naming the callback and the plugin's words", .serialized, arguments: [
+        ("delegate-fails", "object_from_delegate failed: the delegate could not look"),
+        ("registry-fails", "registered_object failed: the registry could not look"),
+    ])
+    func failedLookups(fault: String, words: String) throws {
+        let plugins = try PluginFixture(["TestFaultyPlugin"])
+        let fixture = try EngineFixture()
+        let plugin = try plugins.plugin("org.restored.test.Faulty")
+        let saved = fixture.engine.preserve(try plugin.makeSession(logger: fixture.log.logger()))
+        #expect(saved.outcome == .saved(generation: 1))
+        let report = fixture.engine.restore(try plugin.makeSession(options: ["fault": fault], logger: fixture.log.logger()))
+        #expect(report.restoredPaths.isEmpty)
+        let reason = try #require(report.notRestored.first { $0.path.description == "Main" }?.reason)
+        #expect(reason == "it could not be located: \(words) (R8)")
+        // Without the fault, the registered object is found.
+        let again = fixture.engine.restore(try plugin.makeSession(options: ["fault": "none"], logger: fixture.log.logger()))
+        #expect(again.restoredPaths.map(\.description) == ["Main"])
+    }
+
     @Test("R8: a plugin's own lookup that asks an object keeping the default lookup is still asked for every object")
     func forwardedDelegateLookup() throws {
         let harness = try ScenarioHarness()

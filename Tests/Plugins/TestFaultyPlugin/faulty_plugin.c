@@ -8,6 +8,8 @@
  *   exit          exit(0)
  *   leak          allocate and touch memory without bound
  *   garbage       write garbage where restored expects a reply (descriptor 3), then wait
+ *   delegate-fails   at restoration, object_from_delegate fails (R8 step 2)
+ *   registry-fails   at restoration, registered_object fails (R8 step 3)
  *   none          behave (the default)
  * The option `gate` names a file: while it exists, encode_object waits
  * (so a test can act in the middle of a save). */
@@ -18,6 +20,7 @@
 
 typedef struct {
     const restored_host_functions *host;
+    restored_host_context *context;
     char fault[32];
     char gate[4096];
     char main_object;
@@ -35,8 +38,9 @@ static void copy_option(char *target, size_t size, restored_string value) {
 static void *create(const restored_plugin_descriptor *d, const restored_host_functions *host,
                     restored_host_context *context, const restored_option *options, size_t count) {
     static app the_app;
-    (void)d; (void)context;
+    (void)d;
     the_app.host = host;
+    the_app.context = context;
     strcpy(the_app.fault, "none");
     for (size_t i = 0; i < count; i++) {
         if (options[i].key.length == 5 && memcmp(options[i].key.data, "fault", 5) == 0)
@@ -90,8 +94,24 @@ static restored_status encode_object(void *instance, restored_object *object, re
     restored_value value = { .type = RESTORED_VALUE_INT64, .as.int64 = a->saves };
     return a->host->encode_value(coder, text("saves"), &value);
 }
+static restored_status object_from_delegate(void *instance, const restored_path *path, restored_coder *coder,
+                                            restored_object **result) {
+    app *a = instance;
+    (void)path; (void)coder;
+    *result = NULL;
+    if (strcmp(a->fault, "delegate-fails") == 0) {
+        a->host->set_error(a->context, text("the delegate could not look"));
+        return RESTORED_ERROR_FAILED;
+    }
+    return RESTORED_OK;
+}
 static restored_status registered_object(void *instance, const restored_path *path, restored_object **result) {
     app *a = instance;
+    if (strcmp(a->fault, "registry-fails") == 0) {
+        *result = NULL;
+        a->host->set_error(a->context, text("the registry could not look"));
+        return RESTORED_ERROR_FAILED;
+    }
     *result = path->count == 1 ? (restored_object *)&a->main_object : NULL;
     return RESTORED_OK;
 }
@@ -120,6 +140,7 @@ static const restored_plugin_descriptor descriptor = {
     .create = create, .destroy = destroy, .end_walk = end_walk,
     .should_save_application_state = should_save, .list_objects = list_objects,
     .encode_object = encode_object, .object_from_restoration_class = object_from_class,
+    .object_from_delegate = object_from_delegate,
     .registered_object = registered_object, .describe_object = describe_object,
     .restore_identity = restore_identity, .decode_object = decode_object,
 };
