@@ -44,18 +44,23 @@ final class PreservationWalk {
     private var recordsByHandle: [ObjectHandle: Int] = [:]
     /// The last components of the objects at the root level. With each
     /// record's `childComponents`, they keep paths unique (R3) by hashing one
-    /// component per object instead of whole paths.
+    /// component per object instead of whole paths. (One table for the
+    /// whole walk cost more: it grew to every object, each growth hashing
+    /// them all again, where a parent's table is made once at the size of
+    /// its children.)
     private var rootComponents: Set<ObjectPath.Component> = []
     private var droppedRoots: [ObjectPath] = []
     private var carriedRoots: [ObjectPath] = []
     private var report: PreservationReport
     private let occasion: SaveOccasion
-    /// The object being encoded: where the references it stores hang (R14).
-    private var encodingOwner = Parent.root
+    /// The record being encoded: where the references it stores hang
+    /// (R14). Its index only: its path is copied when a reference needs it.
+    private var encodingOwner = 0
     /// The coder of every object of this walk, emptied before each (R5):
     /// one buffer and one reference resolver for the walk, not one per object.
     private lazy var objectCoder = EncodingCoder(budget: configuration.objectByteBudget, allowsCarryOver: true) { [unowned self] handle in
-        self.referencePath(for: handle, owner: self.encodingOwner)
+        let owner = self.encodingOwner
+        return self.referencePath(for: handle, owner: Parent(path: self.records[owner].path, index: owner))
     }
 
     init(session: any PluginSession, configuration: EngineConfiguration, occasion: SaveOccasion) {
@@ -105,6 +110,7 @@ final class PreservationWalk {
         } catch {
             return fail(error.description)
         }
+        rootComponents.reserveCapacity(roots.count)
         for root in roots {
             visit(root, parent: .root, position: nil, kind: .child, context: nil)
         }
@@ -225,6 +231,8 @@ final class PreservationWalk {
             omit(path, rule: "R2", "its children could not be listed (\(error)); they are not saved")
             return path
         }
+        // Made once at the size of the children, not grown one by one.
+        if !children.isEmpty { records[index].childComponents.reserveCapacity(children.count) }
         var childPosition: Int64 = 0
         for child in children where !child.isPresented {
             let position = object.disambiguatesChildren ? childPosition : nil
@@ -253,13 +261,17 @@ final class PreservationWalk {
     // MARK: Encoding
 
     private func encode(at index: Int, total: inout Int) {
-        let path = records[index].path
-        if isUnderDroppedObject(path) || carriedRoots.contains(where: { path.isUnder($0) }) {
-            // Left out with its parent, or carried with it from the last archive.
-            records[index].isDropped = true
-            return
+        // The path is copied only where it is needed: most saves drop and
+        // carry nothing.
+        if !droppedRoots.isEmpty || !carriedRoots.isEmpty {
+            let path = records[index].path
+            if isUnderDroppedObject(path) || carriedRoots.contains(where: { path.isUnder($0) }) {
+                // Left out with its parent, or carried with it from the last archive.
+                records[index].isDropped = true
+                return
+            }
         }
-        encodingOwner = Parent(path: path, index: index)
+        encodingOwner = index
         let coder = objectCoder
         coder.reset()
         do {
@@ -276,7 +288,7 @@ final class PreservationWalk {
         }
         if coder.carriesOver {
             records[index].isCarried = true
-            carriedRoots.append(path)
+            carriedRoots.append(records[index].path)
             return
         }
         if coder.exceededBudget {
@@ -287,7 +299,7 @@ final class PreservationWalk {
         if let refusal = coder.refusal {
             // The plugin ignored a refused value and went on: the object is
             // saved without it, and the save says so (R5, R14).
-            omit(path, rule: "R5", "a value was refused and is not saved: \(refusal); the rest of the object is saved")
+            omit(records[index].path, rule: "R5", "a value was refused and is not saved: \(refusal); the rest of the object is saved")
         }
         guard total + size <= configuration.appByteBudget else {
             drop(index, rule: "R13", "the app's budget of \(configuration.appByteBudget) bytes is used up; it and its subtree are not saved")

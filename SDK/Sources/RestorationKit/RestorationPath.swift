@@ -44,7 +44,11 @@ public struct RestorationPath: Hashable, Sendable, CustomStringConvertible {
 
     /// This path with one more component.
     public func appending(_ identifier: String, position: Int? = nil) -> RestorationPath {
-        RestorationPath(components + [Component(identifier, position: position)])
+        var longer: [Component] = []
+        longer.reserveCapacity(components.count + 1)
+        longer.append(contentsOf: components)
+        longer.append(Component(identifier, position: position))
+        return RestorationPath(longer)
     }
 
     /// The path as text: `Main/Split/Stack/Detail[2]`.

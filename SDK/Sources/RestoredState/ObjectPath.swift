@@ -56,7 +56,13 @@ public struct ObjectPath: Hashable, Sendable, CustomStringConvertible, Comparabl
 
     /// This path with `component` added at the end.
     public func appending(_ component: Component) -> ObjectPath {
-        ObjectPath(components + [component])
+        // One allocation of the exact size: `components + [component]`
+        // allocated the one-element array, then grew the copy.
+        var longer: [Component] = []
+        longer.reserveCapacity(components.count + 1)
+        longer.append(contentsOf: components)
+        longer.append(component)
+        return ObjectPath(longer)
     }
 
     /// This path with a component made of `identifier` and `position` added at the end.
