@@ -45,6 +45,10 @@ final class RestorationWalk {
     /// The reserved keys of the objects of each class, built once per class
     /// (a dictionary per object cost more than many objects' decoding).
     private var reservedByClass: [ObjectClass: [String: StoredValue]] = [:]
+    /// The class and reserved keys of the object before: objects of one
+    /// class mostly follow one another, and comparing two strings costs
+    /// less than hashing them.
+    private var lastReserved: (objectClass: ObjectClass, reserved: [String: StoredValue])?
     private var report: RestorationReport
     private let reason: RestoreReason
 
@@ -256,13 +260,23 @@ final class RestorationWalk {
     }
 
     private func objectReserved(_ object: ArchivedObject) -> [String: StoredValue] {
-        let objectClass = ObjectClass(className: object.className, restorationClass: object.restorationClass)
-        if let reserved = reservedByClass[objectClass] { return reserved }
-        var reserved: [String: StoredValue] = ["restored.className": .string(object.className)]
-        if let restorationClass = object.restorationClass {
-            reserved["restored.restorationClass"] = .string(restorationClass)
+        if let last = lastReserved, last.objectClass.className == object.className,
+           last.objectClass.restorationClass == object.restorationClass {
+            return last.reserved
         }
-        reservedByClass[objectClass] = reserved
+        let objectClass = ObjectClass(className: object.className, restorationClass: object.restorationClass)
+        let reserved: [String: StoredValue]
+        if let known = reservedByClass[objectClass] {
+            reserved = known
+        } else {
+            var made: [String: StoredValue] = ["restored.className": .string(object.className)]
+            if let restorationClass = object.restorationClass {
+                made["restored.restorationClass"] = .string(restorationClass)
+            }
+            reservedByClass[objectClass] = made
+            reserved = made
+        }
+        lastReserved = (objectClass, reserved)
         return reserved
     }
 

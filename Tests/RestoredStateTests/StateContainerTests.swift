@@ -36,6 +36,33 @@ import Testing
         }
     }
 
+    @Test("R5, R16: a reader indexed again finds only the new container's keys, and nothing after a malformed one")
+    func readerIndexedAgain() throws {
+        let first = StateContainerWriter.encode([StoredEntry(key: "a", value: .int64(1)), StoredEntry(key: "b", value: .int64(2))])
+        let second = StateContainerWriter.encode([StoredEntry(key: "c", value: .int64(3))])
+        var reader = StateContainerReader()
+        #expect(reader.value(forKey: "a") == nil)
+        try first.withUnsafeBytes { buffer in
+            try reader.index(buffer)
+            #expect(reader.value(forKey: "b")?.int64Value == 2)
+        }
+        // Truncated: the first entry of the new container reads, the second does not.
+        let malformed = Array(first.dropLast())
+        _ = malformed.withUnsafeBytes { buffer in
+            #expect(throws: StateFormatError.self) { try reader.index(buffer) }
+        }
+        #expect(reader.entries.isEmpty)
+        #expect(reader.value(forKey: "a") == nil)
+        try second.withUnsafeBytes { buffer in
+            try reader.index(buffer)
+            #expect(reader.value(forKey: "c")?.int64Value == 3)
+            #expect(reader.value(forKey: "a") == nil)
+            #expect(reader.entries.count == 1)
+        }
+        reader.clear()
+        #expect(reader.value(forKey: "c") == nil)
+    }
+
     @Test("R16: every truncation and every bit flip gives an error or a value, never a crash")
     func hostileBytes() throws {
         let bytes = StateContainerWriter.encode(Self.entries)

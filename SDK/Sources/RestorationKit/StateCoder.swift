@@ -421,7 +421,7 @@ public struct StateCoder {
             var length = 0
             if host.pointee.borrow_entries(coder, &bytes, &length) == RESTORED_OK {
                 do {
-                    buffer.reader = try StateContainerReader(UnsafeRawBufferPointer(start: bytes, count: length))
+                    try buffer.reader.index(UnsafeRawBufferPointer(start: bytes, count: length))
                 } catch {
                     throw StateCoderError.invalidValue(key: key, reason: "the host lent malformed state: \(error)")
                 }

@@ -13,20 +13,46 @@ public struct StateContainerReader {
     }
 
     /// The container bytes.
-    public let base: UnsafeRawBufferPointer
+    public private(set) var base: UnsafeRawBufferPointer
     /// The entries in the order they were written.
     public private(set) var entries: [Entry]
 
-    /// Indexes the container in `bytes` (which must outlive the reader).
-    public init(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
-        base = bytes
+    /// An empty reader, to ``index(_:)`` containers with later.
+    public init() {
+        base = UnsafeRawBufferPointer(start: nil, count: 0)
         entries = []
         entries.reserveCapacity(16)
+    }
+
+    /// Indexes the container in `bytes` (which must outlive the reader).
+    public init(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
+        self.init()
+        try index(bytes)
+    }
+
+    /// Indexes another container in `bytes` (which must outlive the reader),
+    /// keeping the memory of the entries: a reader that serves one callback
+    /// after another allocates once. When it throws, the reader is empty.
+    public mutating func index(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
+        clear()
         var cursor = ByteCursor<StateFormatError>(bytes)
-        while !cursor.isAtEnd {
-            let key = try cursor.readStringRange()
-            entries.append(Entry(key: key, value: try StateValueView.read(&cursor)))
+        do {
+            while !cursor.isAtEnd {
+                let key = try cursor.readStringRange()
+                entries.append(Entry(key: key, value: try StateValueView.read(&cursor)))
+            }
+        } catch {
+            entries.removeAll(keepingCapacity: true)
+            throw error
         }
+        base = bytes
+    }
+
+    /// Forgets the container (nothing is found in it after), keeping the
+    /// memory of the entries.
+    public mutating func clear() {
+        base = UnsafeRawBufferPointer(start: nil, count: 0)
+        entries.removeAll(keepingCapacity: true)
     }
 
     /// The key of an entry, as UTF-8 bytes.
