@@ -139,6 +139,14 @@ import Testing
         #expect(PluginLoader.searchPath(environment: ["HOME": "/home/u"], executable: nil).first?.string == "/home/u/.local/share/restored/plugins")
     }
 
+    @Test("Copies of the benchmarks' synthetic plugin named libSyntheticPlugin-<N>.so each serve the app Synthetic<N>")
+    func syntheticCopies() throws {
+        let (root, plugins) = try directory([("libSyntheticPlugin-7.so", "SyntheticPlugin"), ("libSyntheticPlugin-12.so", "SyntheticPlugin")])
+        let catalog = withExtendedLifetime(root) { PluginLoader(directories: [plugins]).load(logger: LogCapture().logger()) }
+        #expect(catalog.refusals.isEmpty)
+        #expect(Set(catalog.plugins.map(\.appID.rawValue)) == ["org.restored.bench.Synthetic7", "org.restored.bench.Synthetic12"])
+    }
+
     @Test("A missing plugin directory is skipped quietly")
     func missingDirectory() {
         let catalog = PluginLoader(directories: ["/nonexistent/restored/plugins"]).load(logger: LogCapture().logger())
