@@ -22,7 +22,10 @@ final class SyntheticPlugin: RestorationPlugin {
     private static var copyNumber: String {
         let entry: @convention(c) () -> UnsafeRawPointer = restoredPluginV1
         let address = UInt(bitPattern: unsafeBitCast(entry, to: UnsafeRawPointer.self))
-        guard let maps = readWhole("/proc/self/maps"), let path = mappedFile(containing: address, in: maps) else { return "" }
+        guard let maps = readWhole("/proc/self/maps"), var path = mappedFile(containing: address, in: maps) else { return "" }
+        // The kernel marks a file deleted or replaced since it was mapped.
+        let deleted = " (deleted)"
+        if path.hasSuffix(deleted) { path.removeLast(deleted.count) }
         let file = path.split(separator: "/").last.map(String.init) ?? path
         let prefix = "libSyntheticPlugin-", suffix = ".so"
         guard file.hasPrefix(prefix), file.hasSuffix(suffix) else { return "" }
@@ -37,7 +40,7 @@ final class SyntheticPlugin: RestorationPlugin {
     /// the text into strings took most of a millisecond in a plugin host, at
     /// every host's start, which the login figures of the benchmarks counted
     /// as restored's.
-    static func mappedFile(containing address: UInt, in maps: [UInt8]) -> String? {
+    private static func mappedFile(containing address: UInt, in maps: [UInt8]) -> String? {
         let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
         var lineStart = 0
         while lineStart < maps.count {
