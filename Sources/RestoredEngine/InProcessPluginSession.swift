@@ -178,26 +178,21 @@ public final class InProcessPluginSession: PluginSession {
     /// the restoration walk.
     public func objectFromDelegateOrRegistry(at path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> (handle: ObjectHandle, fromDelegate: Bool)? {
         var result: OpaquePointer?
-        var failure: (callback: StaticString, status: restored_status)?
         var fromDelegate = false
-        Self.withCPath(path) { cPath in
-            context.lastError = nil
-            let delegateStatus = Self.marking("object_from_delegate") { table.object_from_delegate?(instance, cPath, coder.cPointer, &result) ?? RESTORED_OK }
-            guard delegateStatus == RESTORED_OK else {
-                failure = ("object_from_delegate", delegateStatus)
-                return
+        let outcome: Result<Void, PluginCallError> = Self.withCPath(path) { cPath in
+            do throws(PluginCallError) {
+                try call("object_from_delegate") { table.object_from_delegate?(instance, cPath, coder.cPointer, &result) }
+                if result != nil {
+                    fromDelegate = true
+                    return .success(())
+                }
+                try call("registered_object") { table.registered_object?(instance, cPath, &result) }
+                return .success(())
+            } catch {
+                return .failure(error)
             }
-            if result != nil {
-                fromDelegate = true
-                return
-            }
-            context.lastError = nil
-            let registryStatus = Self.marking("registered_object") { table.registered_object?(instance, cPath, &result) ?? RESTORED_OK }
-            if registryStatus != RESTORED_OK { failure = ("registered_object", registryStatus) }
         }
-        if let failure {
-            throw PluginCallError(callback: "\(failure.callback)", status: failure.status, message: context.lastError)
-        }
+        try outcome.get()
         return result.map { (ObjectHandle($0), fromDelegate) }
     }
 
@@ -274,10 +269,10 @@ public final class InProcessPluginSession: PluginSession {
 
     /// Lends the C form of a path to `body`.
     private static func withCPath<R>(_ path: ObjectPath, _ body: (UnsafePointer<restored_path>) -> R) -> R {
-        // Called twice for most objects of a restore (the delegate, then the
-        // registered objects): the identifiers' bytes and the components go
-        // to one temporary buffer each (on the stack when small), not an
-        // array per component.
+        // Called for most objects of a restore (once for the delegate and
+        // the registered objects together): the identifiers' bytes and the
+        // components go to one temporary buffer each (on the stack when
+        // small), not an array per component.
         let components = path.components
         let byteCount = components.reduce(0) { $0 + $1.identifier.utf8.count }
         return withUnsafeTemporaryAllocation(of: restored_path_component.self, capacity: max(components.count, 1)) { cComponents in

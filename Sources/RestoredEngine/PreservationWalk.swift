@@ -46,8 +46,8 @@ final class PreservationWalk {
     /// record's `childComponents`, they keep paths unique (R3) by hashing one
     /// component per object instead of whole paths. (One table for the
     /// whole walk cost more: it grew to every object, each growth hashing
-    /// them all again, where a parent's table is made once at the size of
-    /// its children.)
+    /// them all again, where a parent's table is reserved for the children
+    /// it lists.)
     private var rootComponents: Set<ObjectPath.Component> = []
     private var droppedRoots: [ObjectPath] = []
     private var carriedRoots: [ObjectPath] = []
@@ -231,7 +231,8 @@ final class PreservationWalk {
             omit(path, rule: "R2", "its children could not be listed (\(error)); they are not saved")
             return path
         }
-        // Made once at the size of the children, not grown one by one.
+        // Reserved for the children listed, not grown one by one (objects
+        // presented under it or referenced from it may still grow it).
         if !children.isEmpty { records[index].childComponents.reserveCapacity(children.count) }
         var childPosition: Int64 = 0
         for child in children where !child.isPresented {

@@ -121,10 +121,30 @@ import Testing
         #expect(report.restoredPaths.map(\.description).contains("Root/Stack"))
     }
 
+    @Test("R8, R16: a crafted archive's object of the one identifier \"Root/Sub\" finds the object registered there")
+    func craftedSlashIdentifierFindsItsObject() throws {
+        let harness = try ScenarioHarness()
+        _ = try harness.preserve(["registered-slash": "true"])
+        // No save writes such a path (R3): an archive made by hand may.
+        let slashed = ObjectPath([.init(identifier: "Root/Sub")])
+        try harness.store.update(ScenarioHarness.appID) { archive in
+            let sub = archive.objects.first { $0.path.description == "Root/Sub" }!
+            archive.objects.append(ArchivedObject(path: slashed, className: sub.className, kind: .child, state: sub.state))
+        }
+        let (report, _, result) = try harness.restore(["registered-slash": "true"])
+        #expect(report.restoredPaths.contains(slashed))
+        #expect(result["Root/Sub"]?["value"] == "Sub-state")
+        // Root/Sub, of two identifiers, is still found nowhere.
+        let reasons = report.notRestored.filter { $0.path == ObjectPath(identifiers: "Root", "Sub") }.map(\.reason)
+        #expect(reasons.count == 1 && reasons[0].hasPrefix("no object for this path"))
+    }
+
     // Serialized: the faulty plugin keeps one instance per process.
     @Test("R8: a delegate or a registry lookup that fails leaves the object out, naming the callback and the plugin's words", .serialized, arguments: [
         ("delegate-fails", "object_from_delegate failed: the delegate could not look"),
         ("registry-fails", "registered_object failed: the registry could not look"),
+        // The delegate's message is not the registry's.
+        ("registry-fails-silently", "registered_object failed with status -1"),
     ])
     func failedLookups(fault: String, words: String) throws {
         let plugins = try PluginFixture(["TestFaultyPlugin"])

@@ -12,8 +12,9 @@ internal import CRestoredPlugin
 /// Both keys compare as ``RestorationPath`` does, by canonical equivalence:
 /// "/" is a starter that composes with nothing, so a joined string is
 /// equivalent to another exactly when their identifiers are, one by one.
-/// A path with a position, or with "/" in an identifier, is kept by its
-/// ``RestorationPath``; it can never equal a path of the other kind.
+/// A path with a position, or with "/" in an identifier, and the empty
+/// path, are kept by their ``RestorationPath``; none can equal a path of
+/// the other kind.
 struct RegisteredObjects {
     private var byJoinedIdentifiers: [String: any RestorableObject] = [:]
     private var byPath: [RestorationPath: any RestorableObject] = [:]
@@ -48,7 +49,10 @@ struct RegisteredObjects {
             guard component.position < 0, !Self.containsSlash(component.identifier) else {
                 return byPath[PluginInstanceBox.path(path)]
             }
-            length += component.identifier.length
+            // A length without bytes reads as "", as CValues.swiftString has it.
+            if component.identifier.length > 0, component.identifier.data != nil {
+                length += component.identifier.length
+            }
         }
         // Repairs ill-formed UTF-8 as CValues.swiftString does for each
         // component: "/" ends any sequence cut short before it.

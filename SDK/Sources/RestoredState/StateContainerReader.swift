@@ -1,8 +1,8 @@
 /// Looks up keys in a container blob written by ``StateContainerWriter``.
 ///
-/// The entries are indexed once when the reader is created; a key written
-/// twice yields its last value. Lookups compare raw UTF-8 bytes and never
-/// create strings.
+/// The entries are indexed once per container (when the reader is created,
+/// or by ``index(_:)`` for the next one); a key written twice yields its
+/// last value. Lookups compare raw UTF-8 bytes and never create strings.
 public struct StateContainerReader {
     /// One entry: the key's byte range and its value.
     public struct Entry {
@@ -24,15 +24,17 @@ public struct StateContainerReader {
         entries.reserveCapacity(16)
     }
 
-    /// Indexes the container in `bytes` (which must outlive the reader).
+    /// Indexes the container in `bytes`, which must stay valid while the
+    /// reader reads it (until it is indexed again or cleared).
     public init(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
         self.init()
         try index(bytes)
     }
 
-    /// Indexes another container in `bytes` (which must outlive the reader),
-    /// keeping the memory of the entries: a reader that serves one callback
-    /// after another allocates once. When it throws, the reader is empty.
+    /// Indexes another container in `bytes`, which must stay valid until the
+    /// next ``index(_:)`` or ``clear()``, keeping the memory of the entries:
+    /// a reader that serves one callback after another allocates once. When
+    /// it throws, the reader is empty.
     public mutating func index(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) {
         clear()
         var cursor = ByteCursor<StateFormatError>(bytes)

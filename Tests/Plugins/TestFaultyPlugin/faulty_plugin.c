@@ -1,16 +1,20 @@
-/* A plugin that misbehaves on purpose, for the plugin host's fault tests.
+/* A plugin that misbehaves on purpose, for the plugin host's fault tests
+ * and the engine's tests of failed lookups.
  *
  * App id org.restored.test.Faulty; one object, "Main". The option `fault`
  * picks the misbehaviour, at the first `encode_object` unless said otherwise:
- *   segfault      dereference NULL
- *   abort-create  abort() in create
- *   loop          spin forever
- *   exit          exit(0)
- *   leak          allocate and touch memory without bound
- *   garbage       write garbage where restored expects a reply (descriptor 3), then wait
- *   delegate-fails   at restoration, object_from_delegate fails (R8 step 2)
- *   registry-fails   at restoration, registered_object fails (R8 step 3)
- *   none          behave (the default)
+ *   segfault        dereference NULL
+ *   abort-create    abort() in create
+ *   loop            spin forever
+ *   exit            exit(0)
+ *   leak            allocate and touch memory without bound
+ *   garbage         write garbage where restored expects a reply (descriptor 3), then wait
+ *   delegate-fails  at restoration, object_from_delegate fails (R8 step 2)
+ *   registry-fails  at restoration, registered_object fails (R8 step 3)
+ *   registry-fails-silently
+ *                   at restoration, object_from_delegate sets an error message and
+ *                   succeeds, then registered_object fails without a message
+ *   none            behave (the default)
  * The option `gate` names a file: while it exists, encode_object waits
  * (so a test can act in the middle of a save). */
 #include <restored/plugin.h>
@@ -103,6 +107,8 @@ static restored_status object_from_delegate(void *instance, const restored_path 
         a->host->set_error(a->context, text("the delegate could not look"));
         return RESTORED_ERROR_FAILED;
     }
+    if (strcmp(a->fault, "registry-fails-silently") == 0)
+        a->host->set_error(a->context, text("a message from a call that succeeded"));
     return RESTORED_OK;
 }
 static restored_status registered_object(void *instance, const restored_path *path, restored_object **result) {
@@ -110,6 +116,10 @@ static restored_status registered_object(void *instance, const restored_path *pa
     if (strcmp(a->fault, "registry-fails") == 0) {
         *result = NULL;
         a->host->set_error(a->context, text("the registry could not look"));
+        return RESTORED_ERROR_FAILED;
+    }
+    if (strcmp(a->fault, "registry-fails-silently") == 0) {
+        *result = NULL;
         return RESTORED_ERROR_FAILED;
     }
     *result = path->count == 1 ? (restored_object *)&a->main_object : NULL;
