@@ -5,6 +5,7 @@ import RestoredEngine
 import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
+import TerminalPrograms
 import Testing
 import TmuxControl
 
@@ -378,10 +379,15 @@ import TmuxControl
     }
 
     /// The xterms of the manager's processes on `display`, with their shells' directories.
+    ///
+    /// The shell is the xterm's child that runs a shell: before it forks the
+    /// shell, xterm forks and waits for libutempter's helper, which is in
+    /// xterm's own directory and gone a moment later.
     static func xterms(of manager: UserManager, on display: String) -> [(pid: Int32, directory: String)] {
         manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true && ProcessFacts.environment(of: $0)["DISPLAY"] == display }
             .compactMap { pid in
-                guard let shell = ProcessFacts.children(of: pid).first,
+                let isShell = { (child: Int32) in ProcessFacts.commandLine(of: child).first.map { ForegroundProgram.shells.contains(ForegroundProgram.baseName($0)) } ?? false }
+                guard let shell = ProcessFacts.children(of: pid).first(where: isShell),
                       let directory = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(shell)/cwd") else { return nil }
                 return (pid, directory)
             }
