@@ -14,6 +14,15 @@ public final class InProcessPluginSession: PluginSession {
     private let table: restored_plugin_descriptor
     /// Where ``describe(_:)`` collects the object the plugin reports.
     private let describeSink = ObjectSink()
+    /// How many objects the last tree in one call had: the next one's
+    /// tables are reserved for as many (an app's tree changes little from
+    /// one save to the next).
+    private var lastTreeSize = 0
+    /// Whether ``listTree()`` calls the plugin's `list_tree` when it has
+    /// one (the default); false lists every tree object by object, as for
+    /// a plugin without it. Both contracts keep the same rules, and the
+    /// rules' tests run through both.
+    public var listsTreeInOneCall = true
 
     init(plugin: LoadedPlugin, options: [String: String], logger: Logger) throws(PluginCallError) {
         self.plugin = plugin
@@ -100,6 +109,18 @@ public final class InProcessPluginSession: PluginSession {
         let sink = ObjectSink()
         try call("list_objects") { table.list_objects?(instance, parent?.pointer, sink.cPointer) }
         return sink.objects
+    }
+
+    /// R1-R4: `list_tree`, when the plugin has it and
+    /// ``listsTreeInOneCall``.
+    public func listTree() throws(PluginCallError) -> ReportedTree? {
+        guard listsTreeInOneCall, let listTree = table.list_tree else { return nil }
+        let sink = ObjectSink()
+        sink.objects.reserveCapacity(lastTreeSize)
+        sink.parents.reserveCapacity(lastTreeSize)
+        try call("list_tree") { listTree(instance, sink.cPointer) }
+        lastTreeSize = sink.objects.count
+        return ReportedTree(objects: sink.objects, parents: sink.parents)
     }
 
     /// R5.

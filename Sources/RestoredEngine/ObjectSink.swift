@@ -1,41 +1,62 @@
 internal import CRestoredPlugin
 import RestoredState
 
-/// Collects the objects a plugin reports with `sink_add` (`restored_object_sink`).
+/// Collects the objects a plugin reports with `sink_add` or, in
+/// `list_tree`, with `tree_add` (`restored_object_sink`).
 final class ObjectSink {
     var objects: [ReportedObject] = []
+    /// With `tree_add`: each object's parent, as its index in `objects`, or
+    /// nil for a root.
+    var parents: [Int?] = []
 
     var cPointer: OpaquePointer {
         OpaquePointer(Unmanaged.passUnretained(self).toOpaque())
     }
 
-    static func from(_ pointer: OpaquePointer?) -> ObjectSink? {
-        guard let pointer else { return nil }
-        return Unmanaged<ObjectSink>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    func add(_ object: OpaquePointer?, _ info: UnsafePointer<restored_object_info>?) -> restored_status {
+        guard let reported = Self.reported(object, info) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        objects.append(reported)
+        return RESTORED_OK
     }
 
-    func add(_ object: OpaquePointer?, _ info: UnsafePointer<restored_object_info>?) -> restored_status {
-        guard let object, let info else { return RESTORED_ERROR_INVALID_ARGUMENT }
+    /// `tree_add`: an object under the one reported `parent`-th, or a root
+    /// (RESTORED_TREE_ROOT). A parent not reported yet is refused, so the
+    /// tree has no cycles.
+    func add(_ object: OpaquePointer?, under parent: UInt64, _ info: UnsafePointer<restored_object_info>?) -> restored_status {
+        let parentIndex: Int?
+        if parent == RESTORED_TREE_ROOT {
+            parentIndex = nil
+        } else {
+            guard parent < UInt64(objects.count) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+            parentIndex = Int(parent)
+        }
+        guard let reported = Self.reported(object, info) else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        objects.append(reported)
+        parents.append(parentIndex)
+        return RESTORED_OK
+    }
+
+    /// The object a plugin reports, or nil when its report is malformed.
+    private static func reported(_ object: OpaquePointer?, _ info: UnsafePointer<restored_object_info>?) -> ReportedObject? {
+        guard let object, let info else { return nil }
         // Version 1 is the first: an info struct smaller than it is malformed.
         // Later versions only add fields at the end, which this host ignores.
-        guard info.pointee.struct_size >= UInt32(MemoryLayout<restored_object_info>.size) else {
-            return RESTORED_ERROR_INVALID_ARGUMENT
-        }
+        guard info.pointee.struct_size >= UInt32(MemoryLayout<restored_object_info>.size) else { return nil }
         guard let identifier = Self.text(info.pointee.identifier),
               let className = Self.text(info.pointee.class_name),
               let restorationClass = Self.text(info.pointee.restoration_class)
-        else { return RESTORED_ERROR_INVALID_ARGUMENT }
+        else { return nil }
         let flags = info.pointee.flags
-        objects.append(ReportedObject(
+        return ReportedObject(
             handle: ObjectHandle(object),
             identifier: identifier,
             className: className,
             restorationClass: restorationClass.isEmpty ? nil : restorationClass,
             isPresented: flags & RESTORED_OBJECT_PRESENTED.rawValue != 0,
             definesPresentationContext: flags & RESTORED_OBJECT_DEFINES_PRESENTATION_CONTEXT.rawValue != 0,
-            disambiguatesChildren: flags & RESTORED_OBJECT_DISAMBIGUATES_CHILDREN.rawValue != 0
-        ))
-        return RESTORED_OK
+            disambiguatesChildren: flags & RESTORED_OBJECT_DISAMBIGUATES_CHILDREN.rawValue != 0,
+            hasUnlistedChildren: flags & RESTORED_OBJECT_CHILDREN_UNLISTED.rawValue != 0
+        )
     }
 
     /// A string from the plugin, or nil when it is not UTF-8.

@@ -30,6 +30,9 @@ public protocol PluginSession: AnyObject {
     func willEncodeRestorableState(_ coder: EncodingCoder) throws(PluginCallError)
     /// The roots (parent nil) or the children and presented objects of `parent` (R2, R4).
     func listObjects(under parent: ObjectHandle?) throws(PluginCallError) -> [ReportedObject]
+    /// The whole tree in one call (R1-R4), or nil when the plugin lists it
+    /// only object by object, with ``listObjects(under:)``.
+    func listTree() throws(PluginCallError) -> ReportedTree?
     /// R5.
     func encode(_ object: ObjectHandle, into coder: EncodingCoder) throws(PluginCallError)
     /// R12: redact before the snapshot.
@@ -76,6 +79,9 @@ public enum SessionPhase: Hashable, Sendable {
 }
 
 extension PluginSession {
+    /// No tree in one call: the walk lists it object by object.
+    public func listTree() throws(PluginCallError) -> ReportedTree? { nil }
+
     /// Asks the delegate, then the registered objects, one call each.
     public func objectFromDelegateOrRegistry(at path: ObjectPath, coder: DecodingCoder) throws(PluginCallError) -> (handle: ObjectHandle, fromDelegate: Bool)? {
         if let handle = try objectFromDelegate(path: path, coder: coder) { return (handle, true) }

@@ -5,7 +5,9 @@ import RestoredState
 /// The preservation walk of one app (R1-R6, R12-R14).
 ///
 /// Order of events: `shouldSaveApplicationState` (R6); discovery of the
-/// object tree from the roots, skipping objects without identifier with their
+/// object tree from the roots (the plugin's whole tree in one `list_tree`
+/// call when it has one, else `list_objects` object by object; the rules
+/// are the same), skipping objects without identifier with their
 /// subtrees (R1, R2), hanging presented objects under their presentation
 /// context (R4), refusing duplicate paths (R3); then
 /// `willEncodeRestorableState` with the app-wide coder; then one coder per
@@ -103,16 +105,31 @@ final class PreservationWalk {
             return fail(error.description)
         }
 
-        // R1-R4: discover the tree.
-        let roots: [ReportedObject]
+        // R1-R4: discover the tree, in one call when the plugin can.
+        var tree: ReportedTree?
         do {
-            roots = try session.listObjects(under: nil)
+            tree = try session.listTree()
         } catch {
-            return fail(error.description)
+            issue(nil, rule: nil, "the plugin could not list its objects in one call (\(error)); they are listed one by one")
         }
-        rootComponents.reserveCapacity(roots.count)
-        for root in roots {
-            visit(root, parent: .root, position: nil, kind: .child, context: nil)
+        if let tree {
+            records.reserveCapacity(tree.objects.count)
+            recordsByHandle.reserveCapacity(tree.objects.count)
+            rootComponents.reserveCapacity(tree.roots.count)
+            for root in tree.roots {
+                visit(at: root, in: tree, parent: .root, position: nil, kind: .child, context: nil)
+            }
+        } else {
+            let roots: [ReportedObject]
+            do {
+                roots = try session.listObjects(under: nil)
+            } catch {
+                return fail(error.description)
+            }
+            rootComponents.reserveCapacity(roots.count)
+            for root in roots {
+                visit(root, parent: .root, position: nil, kind: .child, context: nil)
+            }
         }
 
         // R6, R14: app-wide state, then the objects.
@@ -182,9 +199,55 @@ final class PreservationWalk {
 
     // MARK: Discovery
 
-    /// Records `object` under `parent` and walks its subtree.
+    /// Records `object` under `parent` and walks its subtree, listed with
+    /// `list_objects`.
     @discardableResult
     private func visit(_ object: ReportedObject, parent: Parent, position: Int64?, kind: ArchivedObject.Kind, context: Parent?) -> ObjectPath? {
+        guard let own = record(object, parent: parent, position: position, kind: kind) else { return nil }
+        // R4: a root, or an object that says so, is the context for presented objects below it.
+        let ownContext = (context == nil || object.definesPresentationContext) ? own : context!
+        visitListedChildren(of: object, own: own, context: ownContext)
+        return own.path
+    }
+
+    /// Records the object at `treeIndex` of the plugin's tree under `parent`
+    /// and walks its subtree as the tree has it: children first, in order,
+    /// then presented objects, as ``visit(_:parent:position:kind:context:)``
+    /// does with those `list_objects` gives. (The tree is a parameter, not
+    /// a property: read through one, each object's visit would copy it.)
+    private func visit(at treeIndex: Int, in tree: ReportedTree, parent: Parent, position: Int64?, kind: ArchivedObject.Kind, context: Parent?) {
+        let object = tree.objects[treeIndex]
+        guard let own = record(object, parent: parent, position: position, kind: kind) else { return }
+        let ownContext = (context == nil || object.definesPresentationContext) ? own : context!
+        // Listed at an earlier place of the tree, one this walk refused.
+        guard !object.hasUnlistedChildren else {
+            visitListedChildren(of: object, own: own, context: ownContext)
+            return
+        }
+        var count = 0
+        for _ in tree.children(of: treeIndex) { count += 1 }
+        guard count > 0, let index = own.index else { return }
+        records[index].childComponents.reserveCapacity(count)
+        var childPosition: Int64 = 0
+        var hasPresented = false
+        for child in tree.children(of: treeIndex) {
+            guard !tree.objects[child].isPresented else {
+                hasPresented = true
+                continue
+            }
+            let position = object.disambiguatesChildren ? childPosition : nil
+            childPosition += 1
+            visit(at: child, in: tree, parent: own, position: position, kind: .child, context: ownContext)
+        }
+        guard hasPresented else { return }
+        for child in tree.children(of: treeIndex) where tree.objects[child].isPresented {
+            visit(at: child, in: tree, parent: ownContext, position: nil, kind: .presented, context: ownContext)
+        }
+    }
+
+    /// R1-R3: records `object` under `parent`, or says why it is not saved
+    /// (nil); its place as the parent of its children.
+    private func record(_ object: ReportedObject, parent: Parent, position: Int64?, kind: ArchivedObject.Kind) -> Parent? {
         // R1, R2: no identifier, no preservation, for the whole subtree.
         guard !object.identifier.isEmpty else {
             report.skippedWithoutIdentifier += 1
@@ -220,30 +283,31 @@ final class PreservationWalk {
             return nil
         }
         records.append(Record(object: object, path: path, kind: kind))
-        let own = Parent(path: path, index: index)
+        return Parent(path: path, index: index)
+    }
 
-        // R4: a root, or an object that says so, is the context for presented objects below it.
-        let ownContext = (context == nil || object.definesPresentationContext) ? own : context!
+    /// Walks the children and presented objects `list_objects` gives for
+    /// `object`, recorded at `own`.
+    private func visitListedChildren(of object: ReportedObject, own: Parent, context: Parent) {
         let children: [ReportedObject]
         do {
             children = try session.listObjects(under: object.handle)
         } catch {
-            omit(path, rule: "R2", "its children could not be listed (\(error)); they are not saved")
-            return path
+            omit(own.path, rule: "R2", "its children could not be listed (\(error)); they are not saved")
+            return
         }
         // Reserved for the children listed, not grown one by one (objects
         // presented under it or referenced from it may still grow it).
-        if !children.isEmpty { records[index].childComponents.reserveCapacity(children.count) }
+        if !children.isEmpty, let index = own.index { records[index].childComponents.reserveCapacity(children.count) }
         var childPosition: Int64 = 0
         for child in children where !child.isPresented {
             let position = object.disambiguatesChildren ? childPosition : nil
             childPosition += 1
-            visit(child, parent: own, position: position, kind: .child, context: ownContext)
+            visit(child, parent: own, position: position, kind: .child, context: context)
         }
         for presented in children where presented.isPresented {
-            visit(presented, parent: ownContext, position: nil, kind: .presented, context: ownContext)
+            visit(presented, parent: context, position: nil, kind: .presented, context: context)
         }
-        return path
     }
 
     /// The path stored for a reference to `handle` from the object at `owner`.

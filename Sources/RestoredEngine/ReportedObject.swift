@@ -14,11 +14,15 @@ public struct ReportedObject: Hashable, Sendable {
     public var definesPresentationContext: Bool
     /// Its children get position components (R3).
     public var disambiguatesChildren: Bool
+    /// Reported by `list_tree` without its children, which it listed at an
+    /// earlier place of the tree: `list_objects` gives them (R2).
+    public var hasUnlistedChildren: Bool
 
     /// Creates a report.
     public init(
         handle: ObjectHandle, identifier: String, className: String, restorationClass: String?,
-        isPresented: Bool = false, definesPresentationContext: Bool = false, disambiguatesChildren: Bool = false
+        isPresented: Bool = false, definesPresentationContext: Bool = false, disambiguatesChildren: Bool = false,
+        hasUnlistedChildren: Bool = false
     ) {
         self.handle = handle
         self.identifier = identifier
@@ -27,5 +31,6 @@ public struct ReportedObject: Hashable, Sendable {
         self.isPresented = isPresented
         self.definesPresentationContext = definesPresentationContext
         self.disambiguatesChildren = disambiguatesChildren
+        self.hasUnlistedChildren = hasUnlistedChildren
     }
 }

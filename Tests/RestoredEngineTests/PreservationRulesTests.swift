@@ -7,9 +7,9 @@ import Testing
 
 /// The preservation rules (`docs/archive.md`), driven through the scenario plugin.
 @Suite struct PreservationRulesTests {
-    @Test("R1, R2: objects without identifier are skipped with their whole subtree")
-    func optInAndAncestors() throws {
-        let harness = try ScenarioHarness()
+    @Test("R1, R2: objects without identifier are skipped with their whole subtree", arguments: TreeListing.allCases)
+    func optInAndAncestors(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         let (report, _) = try harness.preserve()
         #expect(report.outcome == .saved(generation: 1))
         let paths = Set(try harness.archive().objects.map(\.path.description))
@@ -20,9 +20,9 @@ import Testing
         #expect(paths.contains("Root/Stack"))
     }
 
-    @Test("R3: a disambiguating container gives children positions; duplicate siblings are an error")
-    func uniquePaths() throws {
-        let harness = try ScenarioHarness()
+    @Test("R3: a disambiguating container gives children positions; duplicate siblings are an error", arguments: TreeListing.allCases)
+    func uniquePaths(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         let (report, _) = try harness.preserve()
         let archive = try harness.archive()
         let paths = archive.objects.map(\.path.description)
@@ -37,9 +37,9 @@ import Testing
         #expect(Set(paths).count == paths.count)
     }
 
-    @Test("R4: a presented object hangs under the presentation context, not under the presenter")
-    func presentedObjects() throws {
-        let harness = try ScenarioHarness()
+    @Test("R4: a presented object hangs under the presentation context, not under the presenter", arguments: TreeListing.allCases)
+    func presentedObjects(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         _ = try harness.preserve()
         let archive = try harness.archive()
         let modal = try #require(archive.objects.first { $0.path.description == "Root/Modal" })
@@ -47,9 +47,9 @@ import Testing
         #expect(!archive.objects.contains { $0.path.description == "Root/Panel/Modal" })
     }
 
-    @Test("R3, R4: a presented object whose path under the presentation context is a child's is refused; the child keeps it")
-    func presentedCollision() throws {
-        let harness = try ScenarioHarness()
+    @Test("R3, R4: a presented object whose path under the presentation context is a child's is refused; the child keeps it", arguments: TreeListing.allCases)
+    func presentedCollision(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         let (report, _) = try harness.preserve(["presented-collides": "true"])
         let archive = try harness.archive()
         let stacks = archive.objects.filter { $0.path.description == "Root/Stack" }
@@ -61,9 +61,9 @@ import Testing
         #expect(Set(archive.objects.map(\.path)).count == archive.objects.count)
     }
 
-    @Test("R2: an object listed under two parents is saved once, at the first; its name stays free under the second")
-    func sharedObject() throws {
-        let harness = try ScenarioHarness()
+    @Test("R2: an object listed under two parents is saved once, at the first; its name stays free under the second", arguments: TreeListing.allCases)
+    func sharedObject(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         let (report, _) = try harness.preserve(["shared": "true"])
         let archive = try harness.archive()
         #expect(try ScenarioHarness.state(of: "Root/Panel/Shared", in: archive)["value"] == .string("shared"))
@@ -163,9 +163,9 @@ import Testing
         #expect(try harness.store.read(ScenarioHarness.appID, generation: .previous).archive.generation == 1)
     }
 
-    @Test("R3, R5, R13: a save that drops objects is partial: each dropped object by path with why, in the report and the archive")
-    func partial() throws {
-        let harness = try ScenarioHarness()
+    @Test("R3, R5, R13: a save that drops objects is partial: each dropped object by path with why, in the report and the archive", arguments: TreeListing.allCases)
+    func partial(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         let (report, _) = try harness.preserve(["reserved-key": "true", "big": "2000000"])
         #expect(report.isPartial && report.word == .partial && report.word.isFailure)
         let dropped = Dictionary(uniqueKeysWithValues: report.droppedObjects.map { ($0.path.description, $0.reason) })
@@ -194,9 +194,9 @@ import Testing
         #expect(archive.ignoresSnapshot)
     }
 
-    @Test("R13: an object over its budget is dropped with its subtree; the rest of the app is saved")
-    func byteBudgets() throws {
-        let harness = try ScenarioHarness(configuration: EngineConfiguration(objectByteBudget: 2048))
+    @Test("R13: an object over its budget is dropped with its subtree; the rest of the app is saved", arguments: TreeListing.allCases)
+    func byteBudgets(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(configuration: EngineConfiguration(objectByteBudget: 2048), listing: listing)
         let (report, _) = try harness.preserve(["big": "4096"])
         let issue = try #require(report.issues.first { $0.rule == "R13" })
         #expect(issue.path?.description == "Root/Big")
@@ -208,15 +208,15 @@ import Testing
         #expect(report.outcome == .saved(generation: 1))
 
         // The app budget: once used up, objects that do not fit are dropped.
-        let tight = try ScenarioHarness(configuration: EngineConfiguration(objectByteBudget: 8192, appByteBudget: 300))
+        let tight = try ScenarioHarness(configuration: EngineConfiguration(objectByteBudget: 8192, appByteBudget: 300), listing: listing)
         let (tightReport, _) = try tight.preserve(["big": "10"])
         #expect(tightReport.issues.contains { $0.rule == "R13" && $0.message.contains("app's budget") })
         #expect(tightReport.savedPaths.contains { $0.description == "Root" })
     }
 
-    @Test("R14: an excluded object saved by hand through the app coder is preserved")
-    func manualSaves() throws {
-        let harness = try ScenarioHarness()
+    @Test("R14: an excluded object saved by hand through the app coder is preserved", arguments: TreeListing.allCases)
+    func manualSaves(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         _ = try harness.preserve()
         let archive = try harness.archive()
         let orphan = try #require(archive.objects.first { $0.path.description == "Orphan" })
@@ -232,9 +232,9 @@ import Testing
         #expect(children.contains(.reference(ObjectPath(identifiers: "Root", "Stack"))))
     }
 
-    @Test("R6 per object: an object its plugin carries over is kept from the last archive with its subtree and the time it was saved, its children never asked; without a last archive it is left out and the save is partial")
-    func carriedOver() throws {
-        let harness = try ScenarioHarness()
+    @Test("R6 per object: an object its plugin carries over is kept from the last archive with its subtree and the time it was saved, its children never asked; without a last archive it is left out and the save is partial", arguments: TreeListing.allCases)
+    func carriedOver(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
         func paths(_ objects: [OmittedObject]) -> Set<String> { Set(objects.map(\.path.description)) }
         // The scenario always leaves Big and a twin out (R3, R13).
         let alwaysLeftOut: Set<String> = ["Root/Big", "Root/Twins/Twin"]

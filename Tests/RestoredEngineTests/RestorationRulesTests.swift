@@ -139,8 +139,7 @@ import Testing
         #expect(reasons.count == 1 && reasons[0].hasPrefix("no object for this path"))
     }
 
-    // Serialized: the faulty plugin keeps one instance per process.
-    @Test("R8: a delegate or a registry lookup that fails leaves the object out, naming the callback and the plugin's words", .serialized, arguments: [
+    @Test("R8: a delegate or a registry lookup that fails leaves the object out, naming the callback and the plugin's words", arguments: [
         ("delegate-fails", "object_from_delegate failed: the delegate could not look"),
         ("registry-fails", "registered_object failed: the registry could not look"),
         // The delegate's message is not the registry's.

@@ -14,9 +14,12 @@ final class ScenarioHarness {
     let plugins: PluginFixture
     let fixture: EngineFixture
     let files: TemporaryDirectory
+    /// How the engine asks the plugin for its tree.
+    let listing: TreeListing
     private var sessionCount = 0
 
-    init(configuration: EngineConfiguration = EngineConfiguration(objectByteBudget: 2048)) throws {
+    init(configuration: EngineConfiguration = EngineConfiguration(objectByteBudget: 2048), listing: TreeListing = .inOneCall) throws {
+        self.listing = listing
         plugins = try PluginFixture(["TestScenarioPlugin"])
         fixture = try EngineFixture(configuration: configuration)
         files = try TemporaryDirectory()
@@ -34,6 +37,7 @@ final class ScenarioHarness {
         all["log"] = log.string
         all["result"] = result.string
         let session = try plugins.plugin(Self.appID.rawValue).makeSession(options: all, logger: fixture.log.logger())
+        session.listsTreeInOneCall = listing == .inOneCall
         return (session, log, result)
     }
 
@@ -68,6 +72,16 @@ final class ScenarioHarness {
         for entry in try StateContainerReader.decodeEntries(object.state) { result[entry.key] = entry.value }
         return result
     }
+}
+
+/// How the engine asks a plugin for its tree: the SDK's `list_tree` in one
+/// call, or `list_objects` once per object, as for a plugin without
+/// `list_tree`. The rules hold either way; their tests run through both.
+enum TreeListing: String, CaseIterable, CustomTestStringConvertible {
+    case inOneCall = "list_tree"
+    case objectByObject = "list_objects"
+
+    var testDescription: String { rawValue }
 }
 
 extension Array where Element == String {

@@ -82,7 +82,7 @@ public final class PluginContext {
     }
 
     /// Whether the host's table is long enough to hold `field`.
-    private func hostCovers<Field>(_ field: KeyPath<restored_host_functions, Field>) -> Bool {
+    func hostCovers<Field>(_ field: KeyPath<restored_host_functions, Field>) -> Bool {
         guard let offset = MemoryLayout<restored_host_functions>.offset(of: field) else { return false }
         return Int(host.pointee.struct_size) >= offset + MemoryLayout<Field>.size
     }

@@ -122,6 +122,14 @@ public enum PluginExport {
                 }
             }
         }
+        table.list_tree = { instance, sink in
+            PluginExport.run(instance) { box in
+                // A host calls list_tree only when it knows the field, and
+                // then has tree_add; a broken one gets an error, not a crash.
+                guard box.context.hostCovers(\.tree_add) else { throw StateCoderError.invalidHostArgument("a host without tree_add") }
+                try PluginExport.reportTree(box: box, sink: sink)
+            }
+        }
         table.encode_object = { instance, object, coder in
             PluginExport.run(instance) { box in
                 guard let object = object.flatMap(box.object(for:)), let coder = box.coder(box.context.host, coder) else {
@@ -255,15 +263,62 @@ public enum PluginExport {
         }
     }
 
+    /// Reports the plugin's whole tree to the host, each object with
+    /// `tree_add` under its parent's report number (`list_tree`).
+    ///
+    /// Breadth first: each object's children, then its presented objects,
+    /// in their order, once the object itself is reported. The subtree of an
+    /// object without identifier is left out (R1, R2). An object met again
+    /// is reported with RESTORED_OBJECT_CHILDREN_UNLISTED and without its
+    /// subtree, so a cycle ends (R2).
+    private static func reportTree(box: PluginInstanceBox, sink: OpaquePointer?) throws {
+        // The objects whose children are still to report, with their report numbers.
+        var pending: [(object: any RestorableObject, number: UInt64)] = []
+        var next = 0
+        var reported: UInt64 = 0
+        // By handle (an object's index in the box): listed in this tree already.
+        var listed: [Bool] = []
+        func add(_ object: any RestorableObject, flags: UInt32, parent: UInt64) throws {
+            let handle = box.handle(for: object)
+            let slot = Int(bitPattern: UnsafeRawPointer(handle)) - 1
+            if slot >= listed.count { listed.append(contentsOf: repeatElement(false, count: slot + 1 - listed.count)) }
+            var flags = flags
+            if object.restorationIdentifier?.isEmpty == false {
+                if listed[slot] {
+                    flags |= RESTORED_OBJECT_CHILDREN_UNLISTED.rawValue
+                } else {
+                    listed[slot] = true
+                    pending.append((object, reported))
+                }
+            }
+            try report(object, handle: handle, flags: flags, box: box, sink: sink, parent: parent)
+            reported += 1
+        }
+        for root in box.plugin.rootObjects { try add(root, flags: 0, parent: RESTORED_TREE_ROOT) }
+        while next < pending.count {
+            let (object, number) = pending[next]
+            next += 1
+            for child in object.restorationChildren { try add(child, flags: 0, parent: number) }
+            for presented in object.presentedObjects { try add(presented, flags: RESTORED_OBJECT_PRESENTED.rawValue, parent: number) }
+        }
+    }
+
     /// Reports one object with its info to a sink.
     private static func report(_ object: any RestorableObject, flags: UInt32, box: PluginInstanceBox, sink: OpaquePointer?) throws {
+        try report(object, handle: box.handle(for: object), flags: flags, box: box, sink: sink, parent: nil)
+    }
+
+    /// Reports one object with its info: with `sink_add`, or with
+    /// `tree_add` under the object reported `parent`-th when it is set.
+    private static func report(
+        _ object: any RestorableObject, handle: OpaquePointer, flags: UInt32, box: PluginInstanceBox, sink: OpaquePointer?, parent: UInt64?
+    ) throws {
         var flags = flags
         if object.definesPresentationContext { flags |= RESTORED_OBJECT_DEFINES_PRESENTATION_CONTEXT.rawValue }
         if object.disambiguatesChildren { flags |= RESTORED_OBJECT_DISAMBIGUATES_CHILDREN.rawValue }
         var identifier = object.restorationIdentifier ?? ""
         var className = object.restorationClassName
         var restorationClass = object.restorationClass?.restorationClassName ?? ""
-        let handle = box.handle(for: object)
         let status = identifier.withUTF8 { identifier in
             className.withUTF8 { className in
                 restorationClass.withUTF8 { restorationClass in
@@ -273,6 +328,7 @@ public enum PluginExport {
                     info.identifier = StateCoder.cString(identifier)
                     info.class_name = StateCoder.cString(className)
                     info.restoration_class = StateCoder.cString(restorationClass)
+                    if let parent { return box.context.host.pointee.tree_add(sink, parent, handle, &info) }
                     return box.context.host.pointee.sink_add(sink, handle, &info)
                 }
             }

@@ -14,6 +14,12 @@
  *   registry-fails-silently
  *                   at restoration, object_from_delegate sets an error message and
  *                   succeeds, then registered_object fails without a message
+ *   tree-fails      list_tree reports Main, then fails (the host lists the tree
+ *                   with list_objects)
+ *   tree-bad-parent list_tree reports an object under a parent it never reported
+ *                   (the host refuses it, and the plugin fails list_tree)
+ *   tree-unlisted   list_tree reports Main with RESTORED_OBJECT_CHILDREN_UNLISTED;
+ *                   list_objects gives its child "Pane"
  *   none            behave (the default)
  * The option `gate` names a file: while it exists, encode_object waits
  * (so a test can act in the middle of a save). */
@@ -28,6 +34,7 @@ typedef struct {
     char fault[32];
     char gate[4096];
     char main_object;
+    char pane_object;
     int64_t saves;
 } app;
 
@@ -41,21 +48,22 @@ static void copy_option(char *target, size_t size, restored_string value) {
 
 static void *create(const restored_plugin_descriptor *d, const restored_host_functions *host,
                     restored_host_context *context, const restored_option *options, size_t count) {
-    static app the_app;
+    app *the_app = calloc(1, sizeof *the_app);
     (void)d;
-    the_app.host = host;
-    the_app.context = context;
-    strcpy(the_app.fault, "none");
+    if (!the_app) return NULL;
+    the_app->host = host;
+    the_app->context = context;
+    strcpy(the_app->fault, "none");
     for (size_t i = 0; i < count; i++) {
         if (options[i].key.length == 5 && memcmp(options[i].key.data, "fault", 5) == 0)
-            copy_option(the_app.fault, sizeof the_app.fault, options[i].value);
+            copy_option(the_app->fault, sizeof the_app->fault, options[i].value);
         if (options[i].key.length == 4 && memcmp(options[i].key.data, "gate", 4) == 0)
-            copy_option(the_app.gate, sizeof the_app.gate, options[i].value);
+            copy_option(the_app->gate, sizeof the_app->gate, options[i].value);
     }
-    if (strcmp(the_app.fault, "abort-create") == 0) abort();
-    return &the_app;
+    if (strcmp(the_app->fault, "abort-create") == 0) abort();
+    return the_app;
 }
-static void destroy(void *instance) { (void)instance; }
+static void destroy(void *instance) { free(instance); }
 static void end_walk(void *instance) { (void)instance; }
 
 static restored_status should_save(void *instance, restored_coder *coder, bool *result) {
@@ -67,7 +75,32 @@ static restored_status report(app *a, restored_object_sink *sink) {
     return a->host->sink_add(sink, (restored_object *)&a->main_object, &info);
 }
 static restored_status list_objects(void *instance, restored_object *parent, restored_object_sink *sink) {
-    return parent ? RESTORED_OK : report(instance, sink);
+    app *a = instance;
+    if (!parent) return report(a, sink);
+    if (parent == (restored_object *)&a->main_object && strcmp(a->fault, "tree-unlisted") == 0) {
+        restored_object_info info = { .struct_size = sizeof info, .identifier = text("Pane"),
+                                      .class_name = text("FaultyPane"), .restoration_class = text("") };
+        return a->host->sink_add(sink, (restored_object *)&a->pane_object, &info);
+    }
+    return RESTORED_OK;
+}
+static restored_status list_tree(void *instance, restored_object_sink *sink) {
+    app *a = instance;
+    restored_object_info info = { .struct_size = sizeof info, .identifier = text("Main"),
+                                  .class_name = text("FaultyWindow"), .restoration_class = text("") };
+    if (strcmp(a->fault, "tree-unlisted") == 0) info.flags = RESTORED_OBJECT_CHILDREN_UNLISTED;
+    restored_status status = a->host->tree_add(sink, RESTORED_TREE_ROOT, (restored_object *)&a->main_object, &info);
+    if (status != RESTORED_OK) return status;
+    if (strcmp(a->fault, "tree-fails") == 0) {
+        a->host->set_error(a->context, text("the tree could not be listed"));
+        return RESTORED_ERROR_FAILED;
+    }
+    if (strcmp(a->fault, "tree-bad-parent") == 0) {
+        restored_object_info ghost = { .struct_size = sizeof ghost, .identifier = text("Ghost"),
+                                       .class_name = text("FaultyPane"), .restoration_class = text("") };
+        return a->host->tree_add(sink, 7, (restored_object *)&a->pane_object, &ghost);
+    }
+    return RESTORED_OK;
 }
 static restored_status describe_object(void *instance, restored_object *object, restored_object_sink *sink) {
     (void)object; return report(instance, sink);
@@ -153,6 +186,7 @@ static const restored_plugin_descriptor descriptor = {
     .object_from_delegate = object_from_delegate,
     .registered_object = registered_object, .describe_object = describe_object,
     .restore_identity = restore_identity, .decode_object = decode_object,
+    .list_tree = list_tree,
 };
 
 const restored_plugin_descriptor *restored_plugin_v1(void) { return &descriptor; }

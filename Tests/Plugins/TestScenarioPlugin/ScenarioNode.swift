@@ -25,7 +25,11 @@ final class ScenarioNode: RestorableObject {
         self.plugin = plugin
     }
 
-    var restorationChildren: [any RestorableObject] { children }
+    var restorationChildren: [any RestorableObject] {
+        // Option log-children: which objects' children are asked for.
+        if plugin?.options["log-children"] == "true" { plugin?.record("children \(restorationIdentifier ?? "-")") }
+        return children
+    }
     var presentedObjects: [any RestorableObject] { presented }
     var definesPresentationContext: Bool { isContext }
     var disambiguatesChildren: Bool { disambiguates }

@@ -15,7 +15,10 @@ import RestorationKit
 /// │          reference-anonymous it references an object without identifier (R14)
 /// ├─ Twins ─ Twin, Twin            duplicate paths (R3)
 /// ├─ Panel ─ presents Modal         hangs under Root (R4); with option
-/// │          presented-collides also a "Stack", whose path is taken (R3)
+/// │          presented-collides also a "Stack", whose path is taken (R3);
+/// │          with option second-place also a child "Twin" (with a child
+/// │          Leaf) listed under Twins first (R2, R3); with option cycle
+/// │          also Root (R2)
 /// ├─ Big ─ BigChild                 over the object budget (R13)
 /// ├─ Declined ─ DeclinedChild       restoration class says nil (R8.1)
 /// ├─ Created                        restoration class recreates it (R8.1)
@@ -118,6 +121,20 @@ final class ScenarioPlugin: RestorationPlugin {
             own.value = "morph-own"
             morph.children.append(own)
         }
+
+        // Option second-place: an object named Twin, with a child, is
+        // listed under Twins, where its path is taken (R3), and under Panel,
+        // where it is saved with its child.
+        if options["second-place"] == "true" {
+            let wanderer = node("Twin", "Wanderer")
+            wanderer.children = [node("Leaf")]
+            twins.children.append(wanderer)
+            panel.children.append(wanderer)
+        }
+
+        // Option cycle: Panel lists Root among its children; a tree has no
+        // cycles, so Root is saved once, as the root (R2).
+        if options["cycle"] == "true" { panel.children.append(root) }
 
         // Option registered-equivalent: two objects registered under paths
         // of other bytes than the saved ones that are the same text

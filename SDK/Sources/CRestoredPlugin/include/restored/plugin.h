@@ -266,8 +266,18 @@ typedef enum restored_object_flag {
      * as a navigation stack does (R3): each child's path component gets its
      * position, so siblings may share an identifier.
      */
-    RESTORED_OBJECT_DISAMBIGUATES_CHILDREN = 1u << 2
+    RESTORED_OBJECT_DISAMBIGUATES_CHILDREN = 1u << 2,
+    /**
+     * Only in `list_tree`: the object's children and presented objects are
+     * not in the tree after it (it appeared at an earlier place of the tree,
+     * and they were listed there). Should the host record the object at this
+     * place (the earlier one was refused), it asks `list_objects` for them.
+     */
+    RESTORED_OBJECT_CHILDREN_UNLISTED = 1u << 3
 } restored_object_flag;
+
+/** The parent a root is reported with in `list_tree` (`host->tree_add`). */
+#define RESTORED_TREE_ROOT 0xFFFFFFFFFFFFFFFFull
 
 /** What a plugin reports about one object. */
 typedef struct restored_object_info {
@@ -367,6 +377,15 @@ typedef struct restored_host_functions {
      * from any other callback.
      */
     restored_status (*carry_over)(restored_coder *coder);
+    /**
+     * During `list_tree` only: reports `object` under the object reported
+     * `parent`-th in this call (counting every report from 0), or as a root
+     * with RESTORED_TREE_ROOT. A parent must be reported before its
+     * children. RESTORED_ERROR_INVALID_ARGUMENT for a parent not reported
+     * yet or an info that is not UTF-8; the plugin then fails `list_tree`.
+     */
+    restored_status (*tree_add)(restored_object_sink *sink, uint64_t parent, restored_object *object,
+                                const restored_object_info *info);
 } restored_host_functions;
 
 /*
@@ -484,6 +503,24 @@ typedef struct restored_plugin_descriptor {
      * hosts older than this field).
      */
     restored_status (*save_decision)(void *instance, restored_coder *app_coder, uint32_t *decision);
+    /**
+     * R1-R4: reports the whole tree in one call, each object with
+     * `host->tree_add` (its parent's report number, or RESTORED_TREE_ROOT),
+     * instead of one `list_objects` call per object. Optional: without it,
+     * or from a host older than this field, the host calls `list_objects`
+     * (which a plugin still provides: the host lists objects saved by hand,
+     * R14, and the children of objects reported with
+     * RESTORED_OBJECT_CHILDREN_UNLISTED, through it).
+     *
+     * Report an object's children in their order, then its presented
+     * objects (flag RESTORED_OBJECT_PRESENTED), as list_objects would; the
+     * subtree of an object without identifier may be left out, as the host
+     * does not save it (R1, R2). An object that appears at a second place
+     * is reported there with RESTORED_OBJECT_CHILDREN_UNLISTED and without
+     * its subtree: a tree has no cycles (R2). When list_tree fails, the host
+     * forgets what it reported and lists the tree with list_objects.
+     */
+    restored_status (*list_tree)(void *instance, restored_object_sink *sink);
 } restored_plugin_descriptor;
 
 /** The type of the exported function. */
@@ -505,10 +542,12 @@ _Static_assert(offsetof(restored_host_functions, save_occasion) == 96, "restored
 _Static_assert(offsetof(restored_host_functions, restore_reason) == 104, "restored_host_functions layout");
 _Static_assert(offsetof(restored_host_functions, walk_time_left) == 112, "restored_host_functions layout");
 _Static_assert(offsetof(restored_host_functions, carry_over) == 120, "restored_host_functions layout");
-_Static_assert(sizeof(restored_host_functions) == 128, "restored_host_functions layout");
+_Static_assert(offsetof(restored_host_functions, tree_add) == 128, "restored_host_functions layout");
+_Static_assert(sizeof(restored_host_functions) == 136, "restored_host_functions layout");
 _Static_assert(offsetof(restored_plugin_descriptor, traits) == 192, "restored_plugin_descriptor layout");
 _Static_assert(offsetof(restored_plugin_descriptor, save_decision) == 200, "restored_plugin_descriptor layout");
-_Static_assert(sizeof(restored_plugin_descriptor) == 208, "restored_plugin_descriptor layout");
+_Static_assert(offsetof(restored_plugin_descriptor, list_tree) == 208, "restored_plugin_descriptor layout");
+_Static_assert(sizeof(restored_plugin_descriptor) == 216, "restored_plugin_descriptor layout");
 #endif
 
 #ifdef __cplusplus
