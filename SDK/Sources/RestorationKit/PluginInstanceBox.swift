@@ -11,6 +11,10 @@ final class PluginInstanceBox {
     let restorationClasses: [String: any RestorationClass.Type]
     private var objects: [any RestorableObject] = []
     private var indices: [ObjectIdentifier: Int] = [:]
+    /// How many handles the last walk gave out: the next walk's tables are
+    /// made that size at its first handle, not grown to it (an app's tree
+    /// changes little from one walk to the next).
+    private var lastWalkSize = 0
     /// Coder buffers, reused from one callback to the next.
     private var spareBuffers: [CoderBuffer] = []
     private var buffersInUse: [CoderBuffer] = []
@@ -35,6 +39,10 @@ final class PluginInstanceBox {
     /// which keeps it alive until ``endWalk()``.
     func handle(for object: any RestorableObject) -> OpaquePointer {
         let identifier = ObjectIdentifier(object)
+        if objects.isEmpty, lastWalkSize > 0 {
+            objects.reserveCapacity(lastWalkSize)
+            indices.reserveCapacity(lastWalkSize)
+        }
         if let index = indices[identifier] { return OpaquePointer(bitPattern: index + 1)! }
         objects.append(object)
         indices[identifier] = objects.count - 1
@@ -51,6 +59,7 @@ final class PluginInstanceBox {
     /// Releases every handle, and the tables' memory: a host idles between
     /// walks far longer than a walk takes to build them again.
     func endWalk() {
+        if !objects.isEmpty { lastWalkSize = objects.count }
         objects = []
         indices = [:]
     }
