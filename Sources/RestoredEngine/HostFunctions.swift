@@ -70,16 +70,15 @@ enum HostFunctions {
             guard let coder else { return RESTORED_ERROR_INVALID_ARGUMENT }
             return Unmanaged<HostCoder>.fromOpaque(UnsafeRawPointer(coder))._withUnsafeGuaranteedRef { $0.carryOver() }
         }
+        // A sink lives through the call that lends it, as a coder does:
+        // borrowed without reference counting too (both run once per object).
         table.sink_add = { sink, object, info in
             guard let sink else { return RESTORED_ERROR_INVALID_ARGUMENT }
             return Unmanaged<ObjectSink>.fromOpaque(UnsafeRawPointer(sink))._withUnsafeGuaranteedRef { $0.add(object, info) }
         }
-        // The sink lives through the call that lends it, as a coder does:
-        // borrowed without reference counting too (tree_add runs once per
-        // object).
         table.tree_add = { sink, parent, object, info in
             guard let sink else { return RESTORED_ERROR_INVALID_ARGUMENT }
-            return Unmanaged<ObjectSink>.fromOpaque(UnsafeRawPointer(sink))._withUnsafeGuaranteedRef { $0.add(object, under: parent, info) }
+            return Unmanaged<ObjectSink>.fromOpaque(UnsafeRawPointer(sink))._withUnsafeGuaranteedRef { $0.add(object, under: parent, info: info) }
         }
         table.snapshot_set = { sink, mediaType, data, length in
             SnapshotSink.from(sink)?.set(mediaType: mediaType, data: data, length: length) ?? RESTORED_ERROR_INVALID_ARGUMENT

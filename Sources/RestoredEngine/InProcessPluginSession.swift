@@ -23,6 +23,8 @@ public final class InProcessPluginSession: PluginSession {
     /// a plugin without it. Both contracts keep the same rules, and the
     /// rules' tests run through both.
     public var listsTreeInOneCall = true
+    /// Whether `list_tree` failed once in this instance.
+    private var listTreeFailed = false
 
     init(plugin: LoadedPlugin, options: [String: String], logger: Logger) throws(PluginCallError) {
         self.plugin = plugin
@@ -112,13 +114,26 @@ public final class InProcessPluginSession: PluginSession {
     }
 
     /// R1-R4: `list_tree`, when the plugin has it and
-    /// ``listsTreeInOneCall``.
+    /// ``listsTreeInOneCall``, until it fails once: a tree the host refused
+    /// a report of fails it too, whatever the plugin answers. After a
+    /// failure this instance lists object by object, which loses nothing,
+    /// rather than paying for both listings at every save.
     public func listTree() throws(PluginCallError) -> ReportedTree? {
-        guard listsTreeInOneCall, let listTree = table.list_tree else { return nil }
-        let sink = ObjectSink()
+        guard listsTreeInOneCall, !listTreeFailed, let listTree = table.list_tree else { return nil }
+        let sink = ObjectSink(.tree)
         sink.objects.reserveCapacity(lastTreeSize)
         sink.parents.reserveCapacity(lastTreeSize)
-        try call("list_tree") { listTree(instance, sink.cPointer) }
+        do throws(PluginCallError) {
+            try call("list_tree") { listTree(instance, sink.cPointer) }
+            if let refusal = sink.treeRefusal {
+                throw PluginCallError(callback: "list_tree", status: RESTORED_ERROR_INVALID_ARGUMENT, message: refusal)
+            }
+        } catch {
+            listTreeFailed = true
+            // The host's words name the report; the plugin's status alone does not.
+            guard let refusal = sink.treeRefusal else { throw error }
+            throw PluginCallError(callback: "list_tree", status: error.status, message: refusal)
+        }
         lastTreeSize = sink.objects.count
         return ReportedTree(objects: sink.objects, parents: sink.parents)
     }

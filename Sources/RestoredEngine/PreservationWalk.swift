@@ -105,32 +105,8 @@ final class PreservationWalk {
             return fail(error.description)
         }
 
-        // R1-R4: discover the tree, in one call when the plugin can.
-        var tree: ReportedTree?
-        do {
-            tree = try session.listTree()
-        } catch {
-            issue(nil, rule: nil, "the plugin could not list its objects in one call (\(error)); they are listed one by one")
-        }
-        if let tree {
-            records.reserveCapacity(tree.objects.count)
-            recordsByHandle.reserveCapacity(tree.objects.count)
-            rootComponents.reserveCapacity(tree.roots.count)
-            for root in tree.roots {
-                visit(at: root, in: tree, parent: .root, position: nil, kind: .child, context: nil)
-            }
-        } else {
-            let roots: [ReportedObject]
-            do {
-                roots = try session.listObjects(under: nil)
-            } catch {
-                return fail(error.description)
-            }
-            rootComponents.reserveCapacity(roots.count)
-            for root in roots {
-                visit(root, parent: .root, position: nil, kind: .child, context: nil)
-            }
-        }
+        // R1-R4: discover the tree.
+        if let failure = discover() { return fail(failure) }
 
         // R6, R14: app-wide state, then the objects.
         do {
@@ -199,6 +175,38 @@ final class PreservationWalk {
 
     // MARK: Discovery
 
+    /// R1-R4: discovers the tree, in one call when the plugin can; the
+    /// failure to list the roots, or nil. (A method of its own, so that the
+    /// tree in one call is gone once its objects are recorded.)
+    private func discover() -> String? {
+        var tree: ReportedTree?
+        do {
+            tree = try session.listTree()
+        } catch {
+            issue(nil, rule: nil, "\(error); restored lists this plugin's objects with list_objects from now on, which loses nothing (fix its list_tree, or leave it NULL)")
+        }
+        if let tree {
+            records.reserveCapacity(tree.objects.count)
+            recordsByHandle.reserveCapacity(tree.objects.count)
+            rootComponents.reserveCapacity(tree.roots.count)
+            for root in tree.roots {
+                visit(at: root, in: tree, parent: .root, position: nil, kind: .child, context: nil)
+            }
+        } else {
+            let roots: [ReportedObject]
+            do {
+                roots = try session.listObjects(under: nil)
+            } catch {
+                return error.description
+            }
+            rootComponents.reserveCapacity(roots.count)
+            for root in roots {
+                visit(root, parent: .root, position: nil, kind: .child, context: nil)
+            }
+        }
+        return nil
+    }
+
     /// Records `object` under `parent` and walks its subtree, listed with
     /// `list_objects`.
     @discardableResult
@@ -219,7 +227,7 @@ final class PreservationWalk {
         let object = tree.objects[treeIndex]
         guard let own = record(object, parent: parent, position: position, kind: kind) else { return }
         let ownContext = (context == nil || object.definesPresentationContext) ? own : context!
-        // Listed at an earlier place of the tree, one this walk refused.
+        // Its subtree is in the tree at another place of it, if at all.
         guard !object.hasUnlistedChildren else {
             visitListedChildren(of: object, own: own, context: ownContext)
             return

@@ -15,15 +15,16 @@ public struct ReportedTree: Sendable {
     private let nextSibling: [Int]
 
     /// The tree of `objects`, each under the object at its index in
-    /// `parents` (nil for a root); a parent comes before its children.
-    public init(objects: [ReportedObject], parents: [Int?]) {
+    /// `parents` (-1 for a root). The sink that collects them checks that a
+    /// parent comes before its children; this traps when one does not.
+    init(objects: [ReportedObject], parents: [Int]) {
         precondition(objects.count == parents.count, "one parent per object")
         var roots: [Int] = []
         var firstChild = [Int](repeating: -1, count: objects.count)
         var nextSibling = [Int](repeating: -1, count: objects.count)
         var lastChild = [Int](repeating: -1, count: objects.count)
         for (index, parent) in parents.enumerated() {
-            guard let parent else {
+            guard parent >= 0 else {
                 roots.append(index)
                 continue
             }

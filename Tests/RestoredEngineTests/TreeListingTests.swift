@@ -28,10 +28,32 @@ import Testing
         #expect(Set(paths).count == paths.count)
     }
 
+    @Test("R2, R3, R4: an object listed under Panel and, last, under Root is saved under Panel with its child; an object without identifier still takes a position; a sheet a container presents hangs under the presentation context", arguments: TreeListing.allCases)
+    func repeatedDeeperAndPositions(_ listing: TreeListing) throws {
+        let harness = try ScenarioHarness(listing: listing)
+        let (report, _) = try harness.preserve(["repeat-deeper": "true", "stack-mixed": "true"])
+        let archive = try harness.archive()
+        let paths = archive.objects.map(\.path.description)
+        // The walk reaches Panel's Echo first; in one call the SDK lists
+        // Echo's child at Root's, nearer the root.
+        #expect(paths.contains("Root/Panel/Echo"))
+        #expect(paths.contains("Root/Panel/Echo/Voice"))
+        #expect(!paths.contains { $0.hasPrefix("Root/Echo") })
+        let twice = try #require(report.issues.first { $0.rule == "R2" && $0.path?.description == "Root/Echo" })
+        #expect(twice.description.contains("already appears at Root/Panel/Echo"))
+        // Positions count the object without identifier, not the sheet.
+        #expect(paths.contains("Root/Stack/Page[0]"))
+        #expect(paths.contains("Root/Stack/Page[2]"))
+        #expect(!paths.contains("Root/Stack/Page[1]"))
+        let sheet = try #require(archive.objects.first { $0.path.description == "Root/Sheet" })
+        #expect(sheet.kind == .presented)
+        #expect(!paths.contains { $0.hasPrefix("Root/Stack/Sheet") })
+    }
+
     @Test("Both listings save the same objects, states, omissions and issues from the same scenario, and an SDK plugin answers list_tree: it lists the children of objects the host then refuses, which list_objects is never asked for")
     func sameArchiveBothWays() throws {
         let options = [
-            "second-place": "true", "cycle": "true", "shared": "true", "presented-collides": "true",
+            "second-place": "true", "cycle": "true", "repeat-deeper": "true", "stack-mixed": "true", "shared": "true", "presented-collides": "true",
             "registered-equivalent": "true", "unlisted-class": "true", "reference-anonymous": "true",
             "big": "4096", "log-children": "true",
         ]
@@ -60,25 +82,35 @@ import Testing
         #expect(inOneCall.events.filter { $0 == "children Twin" }.count == 4)
     }
 
-    @Test("A C plugin's list_tree: one that fails, or reports an object under a parent it never reported, loses nothing (the tree is listed object by object, and the save says why); an object reported with its children unlisted gets them from list_objects", arguments: [
-        ("none", ["Main"], nil),
-        ("tree-fails", ["Main"], "list_tree failed: the tree could not be listed"),
-        ("tree-bad-parent", ["Main"], "list_tree failed with status -4"),
-        ("tree-unlisted", ["Main", "Main/Pane"], nil),
-    ] as [(String, [String], String?)])
-    func cPluginTree(fault: String, paths: [String], words: String?) throws {
+    @Test("R1-R4 for a C plugin's list_tree: the tree in one call, no list_objects; one that fails, reports under a parent it never reported or calls sink_add loses nothing and keeps nothing of its tree (it is listed with list_objects, the save says why, and that instance is listed so from then on, silently); an object reported with its children unlisted gets them from list_objects", arguments: [
+        ("none", ["Main"], 0, nil),
+        ("tree-fails", ["Main"], 2, "list_tree failed: the tree could not be listed"),
+        ("tree-bad-parent", ["Main"], 2, "list_tree failed: tree_add named the parent 7, which is not among the 1 reported before it"),
+        ("tree-sink-add", ["Main"], 2, "list_tree failed: sink_add was called in list_tree, which reports with tree_add"),
+        ("tree-unlisted", ["Main", "Main/Pane"], 2, nil),
+    ] as [(String, [String], Int64, String?)])
+    func cPluginTree(fault: String, paths: [String], listings: Int64, words: String?) throws {
         let plugins = try PluginFixture(["TestFaultyPlugin"])
         let fixture = try EngineFixture()
         let plugin = try plugins.plugin("org.restored.test.Faulty")
-        let report = fixture.engine.preserve(try plugin.makeSession(options: ["fault": fault], logger: fixture.log.logger()))
-        #expect(report.outcome == .saved(generation: 1))
-        #expect(!report.isPartial)
-        #expect(try fixture.store.read(try AppID("org.restored.test.Faulty")).archive.objects.map(\.path.description) == paths)
-        let listed = report.issues.filter { $0.message.contains("in one call") }.map(\.message)
-        if let words {
-            #expect(listed == ["the plugin could not list its objects in one call (\(words)); they are listed one by one"])
-        } else {
-            #expect(listed.isEmpty)
+        let appID = try AppID("org.restored.test.Faulty")
+        let session = try plugin.makeSession(options: ["fault": fault], logger: fixture.log.logger())
+        for save in 1...2 {
+            let report = fixture.engine.preserve(session)
+            #expect(report.outcome == .saved(generation: UInt64(save)))
+            #expect(!report.isPartial)
+            let archive = try fixture.store.read(appID).archive
+            #expect(archive.objects.map(\.path.description) == paths)
+            let main = try #require(archive.objects.first { $0.path.description == "Main" })
+            // How many times the host called list_objects in this save.
+            let state = Dictionary(uniqueKeysWithValues: try StateContainerReader.decodeEntries(main.state).map { ($0.key, $0.value) })
+            #expect(state["listings"] == .int64(listings))
+            let fallback = report.issues.filter { $0.message.contains("list_tree") }.map(\.message)
+            if let words, save == 1 {
+                #expect(fallback == ["\(words); restored lists this plugin's objects with list_objects from now on, which loses nothing (fix its list_tree, or leave it NULL)"])
+            } else {
+                #expect(fallback.isEmpty)
+            }
         }
     }
 }

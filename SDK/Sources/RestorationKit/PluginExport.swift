@@ -283,7 +283,8 @@ public enum PluginExport {
             let slot = Int(bitPattern: UnsafeRawPointer(handle)) - 1
             if slot >= listed.count { listed.append(contentsOf: repeatElement(false, count: slot + 1 - listed.count)) }
             var flags = flags
-            if object.restorationIdentifier?.isEmpty == false {
+            let identifier = object.restorationIdentifier ?? ""
+            if !identifier.isEmpty {
                 if listed[slot] {
                     flags |= RESTORED_OBJECT_CHILDREN_UNLISTED.rawValue
                 } else {
@@ -291,7 +292,7 @@ public enum PluginExport {
                     pending.append((object, reported))
                 }
             }
-            try report(object, handle: handle, flags: flags, box: box, sink: sink, parent: parent)
+            try report(object, identifier: identifier, handle: handle, flags: flags, box: box, sink: sink, parent: parent)
             reported += 1
         }
         for root in box.plugin.rootObjects { try add(root, flags: 0, parent: RESTORED_TREE_ROOT) }
@@ -305,18 +306,19 @@ public enum PluginExport {
 
     /// Reports one object with its info to a sink.
     private static func report(_ object: any RestorableObject, flags: UInt32, box: PluginInstanceBox, sink: OpaquePointer?) throws {
-        try report(object, handle: box.handle(for: object), flags: flags, box: box, sink: sink, parent: nil)
+        try report(object, identifier: object.restorationIdentifier ?? "", handle: box.handle(for: object), flags: flags, box: box, sink: sink, parent: nil)
     }
 
     /// Reports one object with its info: with `sink_add`, or with
     /// `tree_add` under the object reported `parent`-th when it is set.
     private static func report(
-        _ object: any RestorableObject, handle: OpaquePointer, flags: UInt32, box: PluginInstanceBox, sink: OpaquePointer?, parent: UInt64?
+        _ object: any RestorableObject, identifier: String, handle: OpaquePointer, flags: UInt32, box: PluginInstanceBox, sink: OpaquePointer?,
+        parent: UInt64?
     ) throws {
         var flags = flags
         if object.definesPresentationContext { flags |= RESTORED_OBJECT_DEFINES_PRESENTATION_CONTEXT.rawValue }
         if object.disambiguatesChildren { flags |= RESTORED_OBJECT_DISAMBIGUATES_CHILDREN.rawValue }
-        var identifier = object.restorationIdentifier ?? ""
+        var identifier = identifier
         var className = object.restorationClassName
         var restorationClass = object.restorationClass?.restorationClassName ?? ""
         let status = identifier.withUTF8 { identifier in

@@ -13,6 +13,11 @@ public protocol RestorableObject: AnyObject {
     var restorationClass: (any RestorationClass.Type)? { get set }
 
     /// The child objects, in order.
+    ///
+    /// Read at every save for each object with an identifier that the tree
+    /// reaches, before anything is encoded (the SDK gives restored the
+    /// whole tree in one call), also below objects restored then leaves out
+    /// (a path taken twice, R3): keep it cheap, and free of side effects.
     var restorationChildren: [any RestorableObject] { get }
 
     /// Objects this object presents modally (R4). They hang under the nearest

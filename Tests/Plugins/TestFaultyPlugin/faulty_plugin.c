@@ -14,15 +14,18 @@
  *   registry-fails-silently
  *                   at restoration, object_from_delegate sets an error message and
  *                   succeeds, then registered_object fails without a message
- *   tree-fails      list_tree reports Main, then fails (the host lists the tree
- *                   with list_objects)
- *   tree-bad-parent list_tree reports an object under a parent it never reported
- *                   (the host refuses it, and the plugin fails list_tree)
+ *   tree-fails      list_tree reports Main and its child "Extra", then fails
+ *                   (the host lists the tree with list_objects)
+ *   tree-bad-parent list_tree reports Main, an object under a parent it never
+ *                   reported, then "Extra" under Main, and ignores the refusals
+ *   tree-sink-add   list_tree reports Main, then "Extra" with sink_add, and ignores
+ *                   the refusal
  *   tree-unlisted   list_tree reports Main with RESTORED_OBJECT_CHILDREN_UNLISTED;
  *                   list_objects gives its child "Pane"
  *   none            behave (the default)
  * The option `gate` names a file: while it exists, encode_object waits
- * (so a test can act in the middle of a save). */
+ * (so a test can act in the middle of a save). Each object's state holds
+ * `saves` and `listings`, the list_objects calls of the walk so far. */
 #include <restored/plugin.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +38,9 @@ typedef struct {
     char gate[4096];
     char main_object;
     char pane_object;
+    char extra_object;
     int64_t saves;
+    int64_t listings;
 } app;
 
 static restored_string text(const char *s) { return (restored_string){ s, strlen(s) }; }
@@ -64,7 +69,7 @@ static void *create(const restored_plugin_descriptor *d, const restored_host_fun
     return the_app;
 }
 static void destroy(void *instance) { free(instance); }
-static void end_walk(void *instance) { (void)instance; }
+static void end_walk(void *instance) { ((app *)instance)->listings = 0; }
 
 static restored_status should_save(void *instance, restored_coder *coder, bool *result) {
     (void)instance; (void)coder; *result = true; return RESTORED_OK;
@@ -76,6 +81,7 @@ static restored_status report(app *a, restored_object_sink *sink) {
 }
 static restored_status list_objects(void *instance, restored_object *parent, restored_object_sink *sink) {
     app *a = instance;
+    a->listings++;
     if (!parent) return report(a, sink);
     if (parent == (restored_object *)&a->main_object && strcmp(a->fault, "tree-unlisted") == 0) {
         restored_object_info info = { .struct_size = sizeof info, .identifier = text("Pane"),
@@ -91,15 +97,21 @@ static restored_status list_tree(void *instance, restored_object_sink *sink) {
     if (strcmp(a->fault, "tree-unlisted") == 0) info.flags = RESTORED_OBJECT_CHILDREN_UNLISTED;
     restored_status status = a->host->tree_add(sink, RESTORED_TREE_ROOT, (restored_object *)&a->main_object, &info);
     if (status != RESTORED_OK) return status;
+    restored_object_info extra = { .struct_size = sizeof extra, .identifier = text("Extra"),
+                                   .class_name = text("FaultyPane"), .restoration_class = text("") };
     if (strcmp(a->fault, "tree-fails") == 0) {
+        a->host->tree_add(sink, 0, (restored_object *)&a->extra_object, &extra);
         a->host->set_error(a->context, text("the tree could not be listed"));
         return RESTORED_ERROR_FAILED;
     }
     if (strcmp(a->fault, "tree-bad-parent") == 0) {
         restored_object_info ghost = { .struct_size = sizeof ghost, .identifier = text("Ghost"),
                                        .class_name = text("FaultyPane"), .restoration_class = text("") };
-        return a->host->tree_add(sink, 7, (restored_object *)&a->pane_object, &ghost);
+        a->host->tree_add(sink, 7, (restored_object *)&a->pane_object, &ghost);
+        a->host->tree_add(sink, 0, (restored_object *)&a->extra_object, &extra);
     }
+    if (strcmp(a->fault, "tree-sink-add") == 0)
+        a->host->sink_add(sink, (restored_object *)&a->extra_object, &extra);
     return RESTORED_OK;
 }
 static restored_status describe_object(void *instance, restored_object *object, restored_object_sink *sink) {
@@ -129,7 +141,10 @@ static restored_status encode_object(void *instance, restored_object *object, re
     }
     a->saves++;
     restored_value value = { .type = RESTORED_VALUE_INT64, .as.int64 = a->saves };
-    return a->host->encode_value(coder, text("saves"), &value);
+    restored_status status = a->host->encode_value(coder, text("saves"), &value);
+    if (status != RESTORED_OK) return status;
+    restored_value listings = { .type = RESTORED_VALUE_INT64, .as.int64 = a->listings };
+    return a->host->encode_value(coder, text("listings"), &listings);
 }
 static restored_status object_from_delegate(void *instance, const restored_path *path, restored_coder *coder,
                                             restored_object **result) {

@@ -18,7 +18,10 @@ import RestorationKit
 /// │          presented-collides also a "Stack", whose path is taken (R3);
 /// │          with option second-place also a child "Twin" (with a child
 /// │          Leaf) listed under Twins first (R2, R3); with option cycle
-/// │          also Root (R2)
+/// │          also Root (R2); with option repeat-deeper also Echo, which
+/// │          Root lists last (R2); option stack-mixed puts an object
+/// │          without identifier between the pages and a presented Sheet
+/// │          on Stack (R3, R4)
 /// ├─ Big ─ BigChild                 over the object budget (R13)
 /// ├─ Declined ─ DeclinedChild       restoration class says nil (R8.1)
 /// ├─ Created                        restoration class recreates it (R8.1)
@@ -135,6 +138,24 @@ final class ScenarioPlugin: RestorationPlugin {
         // Option cycle: Panel lists Root among its children; a tree has no
         // cycles, so Root is saved once, as the root (R2).
         if options["cycle"] == "true" { panel.children.append(root) }
+
+        // Option repeat-deeper: Echo, with a child Voice, is a child of
+        // Panel and, last, of Root: saved under Panel, reached first in
+        // the walk (R2), though nearer the root at its second place.
+        if options["repeat-deeper"] == "true" {
+            let echo = node("Echo")
+            echo.children = [node("Voice")]
+            panel.children.append(echo)
+            root.children.append(echo)
+        }
+
+        // Option stack-mixed: an object without identifier between the
+        // pages, which still takes a position (R3), and a sheet Stack
+        // presents, which hangs under Root, the presentation context (R4).
+        if options["stack-mixed"] == "true" {
+            stack.children.insert(node(nil, "StackAnonymous"), at: 1)
+            stack.presented = [node("Sheet")]
+        }
 
         // Option registered-equivalent: two objects registered under paths
         // of other bytes than the saved ones that are the same text

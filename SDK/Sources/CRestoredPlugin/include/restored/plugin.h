@@ -269,9 +269,9 @@ typedef enum restored_object_flag {
     RESTORED_OBJECT_DISAMBIGUATES_CHILDREN = 1u << 2,
     /**
      * Only in `list_tree`: the object's children and presented objects are
-     * not in the tree after it (it appeared at an earlier place of the tree,
-     * and they were listed there). Should the host record the object at this
-     * place (the earlier one was refused), it asks `list_objects` for them.
+     * not in the tree under this report of it (it is reported at another
+     * place of the tree, and they were listed there). Should the host record
+     * the object at this place, it asks `list_objects` for them.
      */
     RESTORED_OBJECT_CHILDREN_UNLISTED = 1u << 3
 } restored_object_flag;
@@ -379,10 +379,16 @@ typedef struct restored_host_functions {
     restored_status (*carry_over)(restored_coder *coder);
     /**
      * During `list_tree` only: reports `object` under the object reported
-     * `parent`-th in this call (counting every report from 0), or as a root
-     * with RESTORED_TREE_ROOT. A parent must be reported before its
-     * children. RESTORED_ERROR_INVALID_ARGUMENT for a parent not reported
-     * yet or an info that is not UTF-8; the plugin then fails `list_tree`.
+     * `parent`-th in this call (counting from 0), or as a root with
+     * RESTORED_TREE_ROOT. A parent must be reported before its children.
+     * RESTORED_ERROR_INVALID_ARGUMENT for a parent not reported yet, a NULL
+     * object or info, an info smaller than version 1's or not UTF-8;
+     * RESTORED_ERROR_WRONG_PHASE on a sink of `list_objects` or
+     * `describe_object` (and `sink_add` on the sink of `list_tree` is
+     * refused the same way). After one refusal every later report is
+     * refused too, and the host lists the tree with `list_objects`, as when
+     * `list_tree` fails: the report numbers after a lost report would name
+     * the wrong parents.
      */
     restored_status (*tree_add)(restored_object_sink *sink, uint64_t parent, restored_object *object,
                                 const restored_object_info *info);
@@ -515,10 +521,14 @@ typedef struct restored_plugin_descriptor {
      * Report an object's children in their order, then its presented
      * objects (flag RESTORED_OBJECT_PRESENTED), as list_objects would; the
      * subtree of an object without identifier may be left out, as the host
-     * does not save it (R1, R2). An object that appears at a second place
-     * is reported there with RESTORED_OBJECT_CHILDREN_UNLISTED and without
-     * its subtree: a tree has no cycles (R2). When list_tree fails, the host
-     * forgets what it reported and lists the tree with list_objects.
+     * does not save it (R1, R2). An object that appears at more than one
+     * place must be reported with its subtree at most at one; at every
+     * other place it must carry RESTORED_OBJECT_CHILDREN_UNLISTED (then the
+     * host may ask list_objects for its children), or its subtree must be
+     * reported there again. That is how a cycle ends: a tree has none, and
+     * the host saves an object once (R2). When list_tree fails, the host
+     * forgets what it reported, lists the tree with list_objects, and calls
+     * list_tree no more for this instance.
      */
     restored_status (*list_tree)(void *instance, restored_object_sink *sink);
 } restored_plugin_descriptor;
