@@ -28,7 +28,8 @@ public final class LoadedPlugin: @unchecked Sendable {
     private let loadedIdentity: FileIdentity?
 
     /// The plugin's descriptor as this host reads it: its own table copied
-    /// as far as its `struct_size` goes, fields it predates left NULL.
+    /// as far as its `struct_size` goes, by whole fields, fields it predates
+    /// left NULL.
     let descriptor: UnsafePointer<restored_plugin_descriptor>
     /// The descriptor the plugin returned, which `create` receives: one
     /// implementation may serve several descriptors and tells them apart by it.
@@ -37,7 +38,7 @@ public final class LoadedPlugin: @unchecked Sendable {
     init(file: FilePath, appID: AppID, descriptor original: UnsafePointer<restored_plugin_descriptor>) {
         let copy = UnsafeMutablePointer<restored_plugin_descriptor>.allocate(capacity: 1)
         copy.initialize(to: restored_plugin_descriptor())
-        let size = min(Int(original.pointee.struct_size), MemoryLayout<restored_plugin_descriptor>.size)
+        let size = Self.copiedSize(of: original.pointee.struct_size)
         UnsafeMutableRawPointer(copy).copyMemory(from: UnsafeRawPointer(original), byteCount: size)
         self.file = file
         self.loadedIdentity = FileIdentity(of: file)
@@ -49,6 +50,24 @@ public final class LoadedPlugin: @unchecked Sendable {
         self.traits = PluginTraits(rawValue: copy.pointee.traits)
         self.appVersion = copy.pointee.app_version.map { String(cString: $0) } ?? ""
         self.displayName = copy.pointee.display_name.map { String(cString: $0) } ?? appID.rawValue
+    }
+
+    /// How many bytes of a descriptor whose `struct_size` is `structSize`
+    /// this host copies: up to the end of the last field the size covers
+    /// whole. A size that ends inside a field (no compiler makes one, but
+    /// a descriptor written by hand can) leaves that field out, where
+    /// copying it would make half a pointer of a callback.
+    static func copiedSize(of structSize: UInt32) -> Int {
+        let layout = MemoryLayout<restored_plugin_descriptor>.self
+        // The ends of the fields added after the first table, in order
+        // (the loader refuses a table that does not reach the first).
+        let ends = [
+            layout.offset(of: \.traits)! + MemoryLayout<UInt32>.size,
+            layout.offset(of: \.save_decision)! + MemoryLayout<UnsafeRawPointer>.size,
+            layout.offset(of: \.list_tree)! + MemoryLayout<UnsafeRawPointer>.size,
+        ]
+        let size = min(Int(structSize), layout.size)
+        return ends.last { $0 <= size } ?? min(size, layout.offset(of: \.traits)!)
     }
 
     /// Whether the file was replaced or rewritten since it was loaded (a new

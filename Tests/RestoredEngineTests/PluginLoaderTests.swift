@@ -1,3 +1,4 @@
+import CRestoredPlugin
 import Foundation
 import Logging
 import RestoredArchive
@@ -145,6 +146,32 @@ import Testing
         let catalog = withExtendedLifetime(root) { PluginLoader(directories: [plugins]).load(logger: LogCapture().logger()) }
         #expect(catalog.refusals.isEmpty)
         #expect(Set(catalog.plugins.map(\.appID.rawValue)) == ["org.restored.bench.Synthetic7", "org.restored.bench.Synthetic12"])
+    }
+
+    @Test("A descriptor is read by whole fields: a struct_size that ends inside a callback (no compiler makes one) leaves that callback out, where half a pointer would have been called; the last field and everything after it are read up to the host's size")
+    func descriptorReadByWholeFields() throws {
+        var table = restored_plugin_descriptor()
+        table.abi_version = RESTORED_PLUGIN_ABI_VERSION
+        table.traits = RESTORED_PLUGIN_RESTORES_INTO_RUNNING_APP.rawValue
+        table.save_decision = { _, _, _ in RESTORED_OK }
+        table.list_tree = { _, _ in RESTORED_OK }
+        let layout = MemoryLayout<restored_plugin_descriptor>.self
+        let traits = layout.offset(of: \.traits)!, saveDecision = layout.offset(of: \.save_decision)!, listTree = layout.offset(of: \.list_tree)!
+        let cases: [(size: Int, traits: Bool, saveDecision: Bool, listTree: Bool)] = [
+            (traits, false, false, false), (traits + 4, true, false, false), (saveDecision, true, false, false),
+            (saveDecision + 4, true, false, false), (saveDecision + 8, true, true, false), (listTree + 4, true, true, false),
+            (listTree + 8, true, true, true), (layout.size + 64, true, true, true),
+        ]
+        for expected in cases {
+            table.struct_size = UInt32(expected.size)
+            let loaded = withUnsafePointer(to: table) { original in
+                LoadedPlugin(file: FilePath("/nonexistent/libSizes.so"), appID: try! AppID("org.restored.test.Sizes"), descriptor: original)
+            }
+            let copy = loaded.descriptor.pointee
+            #expect((copy.traits != 0) == expected.traits, "size \(expected.size)")
+            #expect((copy.save_decision != nil) == expected.saveDecision, "size \(expected.size)")
+            #expect((copy.list_tree != nil) == expected.listTree, "size \(expected.size)")
+        }
     }
 
     @Test("A missing plugin directory is skipped quietly")
