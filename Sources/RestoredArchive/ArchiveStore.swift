@@ -245,6 +245,57 @@ public struct ArchiveStore: Sendable {
         try replacement.install(bytes, over: generation.fileName, rotatingTo: nil, targetExists: targetExists, previousExists: false)
     }
 
+    // MARK: - Restore attempts (R15)
+
+    /// Sets the restores counted as started and not finished for the
+    /// archive `reading` read (R15) to `count`, atomically and durably.
+    ///
+    /// The count goes to the archive's record (``RestoreAttemptRecord``),
+    /// 24 bytes beside it, not into the archive: a restore counts its attempt
+    /// and takes it back without rewriting the archive. Only an archive whose
+    /// header holds a count above `count` (from a build before the record)
+    /// is rewritten, once, as the generation that was read. A `count` of 0
+    /// removes the record.
+    public func setRestoreAttempts(_ count: UInt32, for reading: EncodedArchiveReading) throws(ArchiveStoreError) {
+        let archive = reading.archive
+        if archive.restoreAttempts > count {
+            try rewrite(archive.withRestoreAttempts(count), in: reading.source)
+        }
+        let appDirectory = try prepareAppDirectory(for: archive.appID, action: .update)
+        let name = RestoreAttemptRecord.fileName
+        if count > 0 {
+            let replacement = ArchiveFileReplacement(directory: appDirectory)
+            replacement.removeLeftovers()
+            let record = RestoreAttemptRecord(generation: archive.generation, attempts: count)
+            let exists = try appDirectory.status(of: name) != nil
+            try replacement.install(record.encoded, over: name, rotatingTo: nil, targetExists: exists, previousExists: false)
+        } else if try appDirectory.unlink(name) {
+            try appDirectory.sync()
+        }
+    }
+
+    /// The attempts `appDirectory`'s record counts for the archive of
+    /// `generation` (0 without a record).
+    private func recordedAttempts(in appDirectory: ArchiveDirectory, generation: UInt64) -> UInt32 {
+        let fileSystem = appDirectory.context.fileSystem
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try appDirectory.openFileForReading(RestoreAttemptRecord.fileName)
+        } catch where error == .noSuchFileOrDirectory {
+            return 0
+        } catch {
+            // Unreadable (a symbolic link, an I/O error): counted as damaged.
+            return RestoreAttemptRecord(decoding: []).attempts(forGeneration: generation)
+        }
+        defer { try? fileSystem.close(descriptor) }
+        var bytes: [UInt8] = []
+        if let status = try? fileSystem.fstat(descriptor), status.kind == .regular, status.size <= Int64(RestoreAttemptRecord.size),
+           let read = try? fileSystem.readAll(descriptor) {
+            bytes = read
+        }
+        return RestoreAttemptRecord(decoding: bytes).attempts(forGeneration: generation)
+    }
+
     /// Reads `appID`'s archive, applies `change` to it and rewrites it (see
     /// ``rewrite(_:in:)``, in the generation read); returns the archive as stored. Changes to the app id
     /// and the generation are ignored.
@@ -268,9 +319,12 @@ public struct ArchiveStore: Sendable {
     /// ``ArchiveStoreError/noUsableArchive(_:current:previous:)`` when
     /// neither file can be used. Never traps on a file's contents (R16).
     public func read(_ appID: AppID) throws(ArchiveStoreError) -> ArchiveReading {
-        let (file, source, problems, _) = try newestUsable(of: appID, depth: .decode)
+        let (file, source, problems, appDirectory) = try newestUsable(of: appID, depth: .decode)
         guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
-        return ArchiveReading(archive: archive, source: source, byteCount: size, problems: problems)
+        return ArchiveReading(
+            archive: archive, source: source, byteCount: size, problems: problems,
+            restoreAttempts: max(archive.restoreAttempts, recordedAttempts(in: appDirectory, generation: archive.generation))
+        )
     }
 
     /// Reads exactly `generation`'s file of `appID` (``read(_:)`` reads the
@@ -278,9 +332,12 @@ public struct ArchiveStore: Sendable {
     /// not exist, ``ArchiveStoreError/noUsableArchive(_:current:previous:)``
     /// (its problem as the current file's) when it cannot be used.
     public func read(_ appID: AppID, generation: Generation) throws(ArchiveStoreError) -> ArchiveReading {
-        let (file, source, problems, _) = try newestUsable(of: appID, depth: .decode, generation: generation)
+        let (file, source, problems, appDirectory) = try newestUsable(of: appID, depth: .decode, generation: generation)
         guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
-        return ArchiveReading(archive: archive, source: source, byteCount: size, problems: problems)
+        return ArchiveReading(
+            archive: archive, source: source, byteCount: size, problems: problems,
+            restoreAttempts: max(archive.restoreAttempts, recordedAttempts(in: appDirectory, generation: archive.generation))
+        )
     }
 
     /// Reads what ``read(_:)`` reads (or, given `generation`, what
@@ -288,9 +345,12 @@ public struct ArchiveStore: Sendable {
     /// file's bytes: for a restore that hands them on
     /// (``EncodedArchive``). Throws like ``read(_:)``.
     public func readEncoded(_ appID: AppID, generation: Generation? = nil) throws(ArchiveStoreError) -> EncodedArchiveReading {
-        let (file, source, problems, _) = try newestUsable(of: appID, depth: .check, generation: generation)
+        let (file, source, problems, appDirectory) = try newestUsable(of: appID, depth: .check, generation: generation)
         guard case .encoded(let archive, let size) = file else { preconditionFailure("a checking load gives the bytes") }
-        return EncodedArchiveReading(archive: archive, source: source, byteCount: size, problems: problems)
+        return EncodedArchiveReading(
+            archive: archive, source: source, byteCount: size, problems: problems,
+            restoreAttempts: max(archive.restoreAttempts, recordedAttempts(in: appDirectory, generation: archive.generation))
+        )
     }
 
     /// What a restore would read for `appID`, from the files' headers and
@@ -304,7 +364,10 @@ public struct ArchiveStore: Sendable {
         if case .sealed(let seal, _) = StoredArchiveFile.load(Generation.lastComplete.fileName, in: appDirectory, of: appID, depth: .seal) {
             lastComplete = seal
         }
-        return ArchiveSummary(seal: seal, source: source, byteCount: size, problems: problems, lastComplete: lastComplete)
+        return ArchiveSummary(
+            seal: seal, source: source, byteCount: size, problems: problems, lastComplete: lastComplete,
+            restoreAttempts: max(seal.restoreAttempts, recordedAttempts(in: appDirectory, generation: seal.generation))
+        )
     }
 
     /// The newest usable file of `appID` read to `depth` (or exactly
@@ -412,7 +475,8 @@ public struct ArchiveStore: Sendable {
             return false
         }
         for name in try appDirectory.names()
-        where Generation.allCases.contains(where: { $0.fileName == name }) || ArchiveFileReplacement.isLeftover(name) {
+        where Generation.allCases.contains(where: { $0.fileName == name }) || name == RestoreAttemptRecord.fileName
+            || ArchiveFileReplacement.isLeftover(name) {
             try appDirectory.unlink(name)
         }
         try stateDirectory.removeSubdirectory(appID.rawValue)

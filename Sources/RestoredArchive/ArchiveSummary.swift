@@ -12,12 +12,17 @@ public struct ArchiveSummary: Hashable, Sendable {
     /// The seal of the last complete archive kept beside partial ones
     /// (``ArchiveStore/Generation/lastComplete``), if there is one.
     public var lastComplete: ArchiveCodec.Seal?
+    /// The restores of the archive counted as started and not finished
+    /// (R15): the larger of its header's count and its record's
+    /// (``RestoreAttemptRecord``).
+    public var restoreAttempts: UInt32
 
     /// Creates a summary.
     public init(
         seal: ArchiveCodec.Seal, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [],
-        lastComplete: ArchiveCodec.Seal? = nil
+        lastComplete: ArchiveCodec.Seal? = nil, restoreAttempts: UInt32? = nil
     ) {
+        self.restoreAttempts = restoreAttempts ?? seal.restoreAttempts
         self.seal = seal
         self.source = source
         self.byteCount = byteCount

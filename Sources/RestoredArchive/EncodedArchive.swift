@@ -2,11 +2,11 @@
 /// (``ArchiveCodec/check(_:)``, every byte as a decode reads it, R16), and
 /// what its header says.
 ///
-/// The login restore reads archives so: restored counts the restore in the
-/// header (R15) and hands the bytes to the plugin host, which decodes them
-/// once, where decoding every object in restored and encoding it again
-/// for the count and for the host cost a restore three passes over the
-/// archive.
+/// The login restore reads archives so: restored hands the bytes to the
+/// plugin host, which decodes them once, where decoding every object in
+/// restored and encoding it again for the host cost a restore three passes
+/// over the archive. The restore's attempt (R15) is counted beside the
+/// archive (``RestoreAttemptRecord``), not in it.
 public struct EncodedArchive: Hashable, Sendable {
     /// The file's bytes.
     public let bytes: [UInt8]
@@ -30,7 +30,10 @@ public struct EncodedArchive: Hashable, Sendable {
     /// Its generation.
     public var generation: UInt64 { seal.generation }
 
-    /// The restores counted as started and not finished (R15).
+    /// The restores counted as started and not finished (R15) in the
+    /// header (builds before ``RestoreAttemptRecord`` counted there; the
+    /// store's reading gives the count that holds,
+    /// ``StoredReading/restoreAttempts``).
     public var restoreAttempts: UInt32 { seal.restoreAttempts }
 
     /// The same archive with `count` restores counted (R15): the header's

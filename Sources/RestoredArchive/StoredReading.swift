@@ -12,13 +12,20 @@ public struct StoredReading<Content: Hashable & Sendable>: Hashable, Sendable {
     public var problems: [ArchiveProblem]
     /// The size of the file read, in bytes.
     public var byteCount: Int
+    /// The restores of this archive counted as started and not finished
+    /// (R15): the larger of its header's count and its record's
+    /// (``RestoreAttemptRecord``).
+    public var restoreAttempts: UInt32
 
     /// Creates a reading.
-    public init(archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = []) {
+    public init(
+        archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [], restoreAttempts: UInt32 = 0
+    ) {
         self.archive = archive
         self.source = source
         self.byteCount = byteCount
         self.problems = problems
+        self.restoreAttempts = restoreAttempts
     }
 }
 

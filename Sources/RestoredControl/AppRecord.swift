@@ -134,7 +134,7 @@ public struct AppRecord: Encodable, Hashable, Sendable {
             archiveTime = Timestamps.date(nanoseconds: summary.seal.timestamp)
             archiveSize = UInt64(summary.byteCount)
             ignoreSnapshot = summary.seal.ignoresSnapshot
-            restoreAttempts = summary.seal.restoreAttempts
+            restoreAttempts = summary.restoreAttempts
             problem = summary.problems.isEmpty ? nil : summary.problems.map(\.description).joined(separator: "; ")
             partial = summary.seal.isPartial
             lastComplete = summary.lastComplete.map { LastComplete(generation: $0.generation, time: Timestamps.date(nanoseconds: $0.timestamp)) }

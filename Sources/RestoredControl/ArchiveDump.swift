@@ -147,7 +147,7 @@ public struct ArchiveDump: Encodable, Sendable {
         generationFile = reading.source.fileName
         size = reading.byteCount
         ignoreSnapshot = archive.ignoresSnapshot
-        restoreAttempts = archive.restoreAttempts
+        restoreAttempts = reading.restoreAttempts
         appState = Entry.entries(of: archive.appState)
         objects = archive.objects.map { object in
             Object(

@@ -97,7 +97,7 @@ public struct ArchiveOutline: Encodable, Sendable {
         systemVersion = archive.systemVersion
         plugin = archive.plugin
         ignoreSnapshot = archive.ignoresSnapshot
-        restoreAttempts = archive.restoreAttempts
+        restoreAttempts = reading.restoreAttempts
         snapshot = archive.snapshot.map { SnapshotOutline(mediaType: $0.mediaType, size: $0.data.count) }
         problems = reading.problems.map(\.description)
         partial = archive.isPartial

@@ -128,7 +128,7 @@ struct AdminInterface: Sendable {
                 ("ArchiveTime", .int64(summary.seal.timestamp / 1000)),
                 ("ArchiveSize", .uint64(UInt64(summary.byteCount))),
                 ("IgnoreSnapshot", .boolean(summary.seal.ignoresSnapshot)),
-                ("RestoreAttempts", .uint32(summary.seal.restoreAttempts)),
+                ("RestoreAttempts", .uint32(summary.restoreAttempts)),
                 ("Problem", .string(summary.problems.map(\.description).joined(separator: "; "))),
                 ("Partial", .boolean(summary.seal.isPartial)),
                 ("LastComplete", .uint64(summary.lastComplete?.generation ?? 0)),

@@ -178,9 +178,10 @@ public struct RestorationEngine: Sendable {
     /// partial ones); nil reads the newest usable one.
     ///
     /// The archive is read as its file's bytes, checked in full
-    /// (``ArchiveStore/readEncoded(_:generation:)``), the attempt counted in
-    /// its header alone, and handed to `walk` as it is: the plugin host
-    /// decodes it once.
+    /// (``ArchiveStore/readEncoded(_:generation:)``), and handed to `walk`
+    /// as it is: the plugin host decodes it once. The attempt is counted in
+    /// the archive's record beside it (``ArchiveStore/setRestoreAttempts(_:for:)``),
+    /// so a restore does not rewrite the archive.
     public func restore(
         _ appID: AppID, mode: RestorationMode = .automatic, reason: RestoreReason = .session, restoresIntoRunningApp: Bool = false,
         generation: ArchiveStore.Generation? = nil,
@@ -198,24 +199,25 @@ public struct RestorationEngine: Sendable {
             }
             return log(RestorationReport(appID: appID, outcome: .unusableArchive(error.description)))
         }
-        var archive = reading.archive
+        let archive = reading.archive
         var earlyIssues = reading.problems.map {
             EngineIssue(appID: appID, path: nil, rule: "R16", message: "the newest archive is unreadable (\($0)); the previous generation is used")
         }
 
         // R15: a restore that started and never finished blocks the automatic one.
-        if archive.restoreAttempts > 0 && mode == .automatic {
-            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: archive.restoreAttempts))
+        let attempts = reading.restoreAttempts
+        if attempts > 0 && mode == .automatic {
+            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: attempts))
             report.generation = archive.generation
             report.issues = earlyIssues
             return log(report)
         }
-        // The count goes into the generation that was read: a newer file that
-        // could not be used (newer format, I/O error) is never overwritten.
-        // (Saturated: a crafted count of 2^32-1 stays so, never wraps to none.)
-        archive = archive.withRestoreAttempts(archive.restoreAttempts == .max ? .max : archive.restoreAttempts + 1)
+        // The count goes to the archive's record, for the generation that was
+        // read: a newer file that could not be used (newer format, I/O error)
+        // is never touched. (Saturated: a crafted count of 2^32-1 stays so,
+        // never wraps to none.)
         do {
-            try store.rewrite(archive, in: reading.source)
+            try store.setRestoreAttempts(attempts == .max ? .max : attempts + 1, for: reading)
         } catch {
             earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore attempt could not be recorded: \(error)"))
         }
@@ -228,9 +230,8 @@ public struct RestorationEngine: Sendable {
             // R15: it did not finish; the count stays for the next start,
             // unless it never began (no plugin code ran).
             if !interruption.started {
-                archive = reading.archive
                 do {
-                    try store.rewrite(archive, in: reading.source)
+                    try store.setRestoreAttempts(attempts, for: reading)
                 } catch {
                     earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore never began, but its attempt could not be taken back: \(error)"))
                 }
@@ -246,9 +247,8 @@ public struct RestorationEngine: Sendable {
         report.issues = earlyIssues + report.issues
 
         // R15: it finished (whatever the plugin decided), so it is no crash loop.
-        archive = archive.withRestoreAttempts(0)
         do {
-            try store.rewrite(archive, in: reading.source)
+            try store.setRestoreAttempts(0, for: reading)
         } catch {
             report.issues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the finished restore could not be recorded: \(error)"))
         }

@@ -208,9 +208,10 @@ import TmuxControl
         #expect(apps.output.contains("live"), "\(apps.output)")
         // The restart's stop saved what runs (restored stopping alone); the
         // crash saved nothing; no restore touched the archive's count.
-        let now = try store.read(try AppID("org.restored.Tmux")).archive
+        let reading = try store.read(try AppID("org.restored.Tmux"))
+        let now = reading.archive
         #expect(now.generation == saved.generation + 1)
-        #expect(now.restoreAttempts == 0)
+        #expect(reading.restoreAttempts == 0)
         #expect(now.objects.contains { $0.path.description == "default/later" })
     }
 

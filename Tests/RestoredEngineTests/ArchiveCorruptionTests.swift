@@ -118,11 +118,13 @@ import Testing
         #expect(report.usedPreviousGeneration)
         let file = generations.fixture.store.file(for: generations.appID, generation: .current)
         #expect(try Array(Data(contentsOf: URL(fileURLWithPath: file.string))) == newer)
-        // The crash-loop count went into the generation that was read, and is back to 0.
+        // The generation that was read is the one restored, and no attempt
+        // of it is left counted (R15).
         let previous = generations.fixture.store.file(for: generations.appID, generation: .previous)
         let stored = try ArchiveCodec.decode(Array(Data(contentsOf: URL(fileURLWithPath: previous.string))))
         #expect(stored.generation == 1)
         #expect(stored.restoreAttempts == 0)
+        #expect(try generations.fixture.store.read(generations.appID).restoreAttempts == 0)
     }
 
     @Test("R16: restoring from the previous generation when the newest is damaged, and saying so")

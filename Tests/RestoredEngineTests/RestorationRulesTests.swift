@@ -19,7 +19,7 @@ import Testing
         #expect(declined.outcome == .declined)
         #expect(events == ["shouldRestore appVersion=7.3 timestamp=yes app=app-state"])
         // Declining is a finished restoration: no crash-loop count is left behind (R15).
-        #expect(try harness.archive().restoreAttempts == 0)
+        #expect(try harness.restoreAttempts() == 0)
     }
 
     @Test("R7, R15: a recovery (restored restarted while the app runs) restores nothing unless the plugin restores into a running app; the archive and its attempt count stay as they were")
@@ -267,7 +267,7 @@ import Testing
             "--option", "org.restored.test.Scenario:crash-in-decode=true", "org.restored.test.Scenario",
         ])
         #expect(crashed.signal == SIGABRT)
-        #expect(try harness.archive().restoreAttempts == 1)
+        #expect(try harness.restoreAttempts() == 1)
 
         let (skipped, events, _) = try harness.restore()
         #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1))
@@ -276,7 +276,7 @@ import Testing
 
         let (forced, _, _) = try harness.restore(mode: .forced)
         #expect(forced.outcome == .restored)
-        #expect(try harness.archive().restoreAttempts == 0)
+        #expect(try harness.restoreAttempts() == 0)
         let (again, _, _) = try harness.restore()
         #expect(again.outcome == .restored)
 

@@ -61,6 +61,12 @@ final class ScenarioHarness {
         try store.read(Self.appID).archive
     }
 
+    /// The restores of the stored archive counted as started and not
+    /// finished (R15), as a restore reads them.
+    func restoreAttempts() throws -> UInt32 {
+        try store.read(Self.appID).restoreAttempts
+    }
+
     static func lines(_ file: FilePath) -> [String] {
         ((try? String(contentsOfFile: file.string, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }

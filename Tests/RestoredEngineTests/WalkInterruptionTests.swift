@@ -1,5 +1,8 @@
+import Foundation
+import Glibc
 import RestoredArchive
 import RestoredEngine
+import SystemPackage
 import Testing
 
 /// R15 when the restoration walk runs elsewhere (a plugin host) and does not finish.
@@ -18,7 +21,7 @@ import Testing
         let fixture = try Self.fixture()
         let report = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
         #expect(report.outcome == .failed("its plugin host crashed"))
-        #expect(try fixture.store.read(Self.appID).archive.restoreAttempts == 1)
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 1)
         let next = fixture.engine.restore(Self.appID) { _ in
             Issue.record("the walk ran after an unfinished attempt")
             return .failure(WalkInterruption(reason: "unexpected"))
@@ -32,36 +35,102 @@ import Testing
         for _ in 0..<3 {
             let report = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "quarantined", started: false)) }
             #expect(report.outcome == .failed("quarantined"))
-            #expect(try fixture.store.read(Self.appID).archive.restoreAttempts == 0)
+            #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
         }
-        var walked = false
-        let report = fixture.engine.restore(Self.appID) { archive in
-            walked = true
-            return .success(RestorationReport(appID: archive.appID, outcome: .restored))
-        }
-        #expect(walked)
-        #expect(report.outcome == .restored)
+        try Self.expectAutomaticRestoreWalks(fixture)
     }
 
-    @Test("R15: the walk gets the archive file's bytes as they are, with the attempt counted in the header alone; the file on disk holds the count during the walk and none after")
+    @Test("R15: the walk gets the archive file's bytes as they are; the attempt is counted in the archive's record beside it during the walk, and none after; the archive file is never rewritten")
     func theWalkGetsTheFileAsItIs() throws {
         let fixture = try Self.fixture()
         let stored = try fixture.store.readEncoded(Self.appID).archive
+        let file = fixture.store.file(for: Self.appID, generation: .current)
+        let record = fixture.store.appDirectory(for: Self.appID).appending(RestoreAttemptRecord.fileName)
+        let inode = try Self.inode(of: file)
         var during: EncodedArchive?
         let report = fixture.engine.restore(Self.appID) { archive in
             during = archive
-            #expect((try? fixture.store.readEncoded(Self.appID).archive) == archive)
+            #expect((try? fixture.store.readEncoded(Self.appID))?.restoreAttempts == 1)
+            #expect((try? fixture.store.summary(of: Self.appID))?.restoreAttempts == 1)
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: record.string))).map(Array.init) ?? []
+            #expect(RestoreAttemptRecord(decoding: bytes) == RestoreAttemptRecord(generation: stored.generation, attempts: 1))
             return .success(RestorationReport(appID: archive.appID, outcome: .restored))
         }
         #expect(report.outcome == .restored)
-        let walked = try #require(during)
-        #expect(walked.restoreAttempts == 1)
-        #expect(walked == stored.withRestoreAttempts(1))
-        // Only the count (bytes 16-19) and the checksum (the last 4) differ.
-        let differing = zip(walked.bytes, stored.bytes).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
-        #expect(differing.allSatisfy { (16 ..< 20).contains($0) || $0 >= stored.bytes.count - 4 }, "\(differing)")
+        #expect(try #require(during) == stored)
         #expect(try fixture.store.readEncoded(Self.appID).archive == stored)
-        #expect(try walked.decoded().restoreAttempts == 1)
+        #expect(try Self.inode(of: file) == inode)
+        #expect(!FileManager.default.fileExists(atPath: record.string))
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
+    }
+
+    @Test("R15: an attempt counts for the archive it was counted for: a newer save is restored automatically, and its older archive's count stays with that archive")
+    func theCountIsTheArchives() throws {
+        let fixture = try Self.fixture()
+        let first = try fixture.store.read(Self.appID).archive.generation
+        _ = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 1)
+        try fixture.store.write(Archive(appID: Self.appID, appVersion: "2", objects: []))
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
+        // The older archive, read on its own, still has its attempt.
+        #expect(try fixture.store.read(Self.appID, generation: .previous).archive.generation == first)
+        #expect(try fixture.store.read(Self.appID, generation: .previous).restoreAttempts == 1)
+        try Self.expectAutomaticRestoreWalks(fixture)
+    }
+
+    @Test("R15: a record of attempts that does not read (damaged, hand-made, a symbolic link) counts one attempt: the automatic restore is skipped, a forced one runs and removes it")
+    func aDamagedRecordCountsOne() throws {
+        for damage in ["garbage", "empty", "wrong checksum", "symbolic link"] {
+            let fixture = try Self.fixture()
+            let directory = fixture.store.appDirectory(for: Self.appID)
+            let record = directory.appending(RestoreAttemptRecord.fileName)
+            switch damage {
+            case "garbage":
+                try Data("not a record".utf8).write(to: URL(fileURLWithPath: record.string))
+            case "empty":
+                try Data().write(to: URL(fileURLWithPath: record.string))
+            case "wrong checksum":
+                var bytes = RestoreAttemptRecord(generation: 1, attempts: 0).encoded
+                bytes[23] ^= 0xFF
+                try Data(bytes).write(to: URL(fileURLWithPath: record.string))
+            default:
+                try FileManager.default.createSymbolicLink(atPath: record.string, withDestinationPath: directory.appending("archive").string)
+            }
+            #expect(try fixture.store.read(Self.appID).restoreAttempts == 1, "\(damage)")
+            let skipped = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }
+            #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1), "\(damage)")
+            let forced = fixture.engine.restore(Self.appID, mode: .forced) { archive in .success(RestorationReport(appID: archive.appID, outcome: .restored)) }
+            #expect(forced.outcome == .restored, "\(damage)")
+            #expect(try fixture.store.read(Self.appID).restoreAttempts == 0, "\(damage)")
+            var status = stat()
+            #expect(lstat(record.string, &status) == -1 && errno == ENOENT, "\(damage): the record is still there")
+        }
+    }
+
+    @Test("R15: discarding an app's archives removes its record of attempts too")
+    func discardRemovesTheRecord() throws {
+        let fixture = try Self.fixture()
+        _ = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
+        #expect(try fixture.store.discard(Self.appID))
+        #expect(!FileManager.default.fileExists(atPath: fixture.store.appDirectory(for: Self.appID).string))
+        try fixture.store.write(Archive(appID: Self.appID, appVersion: "1", objects: []))
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
+    }
+
+    /// Expects an automatic restore of the app to run its walk and finish.
+    static func expectAutomaticRestoreWalks(_ fixture: EngineFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var walked = false
+        let report = fixture.engine.restore(appID) { archive in
+            walked = true
+            return .success(RestorationReport(appID: archive.appID, outcome: .restored))
+        }
+        #expect(walked, sourceLocation: sourceLocation)
+        #expect(report.outcome == .restored, sourceLocation: sourceLocation)
+    }
+
+    /// The inode number of `file`.
+    static func inode(of file: FilePath) throws -> UInt64 {
+        try #require(try FileManager.default.attributesOfItem(atPath: file.string)[.systemFileNumber] as? UInt64)
     }
 
     @Test("R15, R16: a crafted count of 2^32-1 blocks the automatic restore; a forced one runs, neither traps nor wraps the count to none while it runs, and clears it when done")
@@ -77,6 +146,8 @@ import Testing
             return .success(RestorationReport(appID: archive.appID, outcome: .restored))
         }
         #expect(report.outcome == .restored)
+        // The header's count, from a build before the record, is cleared.
         #expect(try fixture.store.read(Self.appID).archive.restoreAttempts == 0)
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
     }
 }
