@@ -248,14 +248,15 @@ public struct ArchiveStore: Sendable {
     // MARK: - Restore attempts (R15)
 
     /// Sets the restores counted as started and not finished for the
-    /// archive `reading` read (R15) to `count`, atomically and durably.
+    /// archive `reading` read (R15) to `count`, atomically and durably; the
+    /// counts of the app's other archives stay as they are.
     ///
-    /// The count goes to the archive's record (``RestoreAttemptRecord``),
-    /// 24 bytes beside it, not into the archive: a restore counts its attempt
-    /// and takes it back without rewriting the archive. Only an archive whose
+    /// The count goes to the app's record (``RestoreAttemptRecord``), beside
+    /// the archives, not into the archive: a restore counts its attempt and
+    /// takes it back without rewriting the archive. Only an archive whose
     /// header holds a count above `count` (from a build before the record)
-    /// is rewritten, once, as the generation that was read. A `count` of 0
-    /// removes the record.
+    /// is rewritten, once, as the generation that was read. A record left
+    /// with no count is removed.
     public func setRestoreAttempts(_ count: UInt32, for reading: EncodedArchiveReading) throws(ArchiveStoreError) {
         let archive = reading.archive
         if archive.restoreAttempts > count {
@@ -263,37 +264,47 @@ public struct ArchiveStore: Sendable {
         }
         let appDirectory = try prepareAppDirectory(for: archive.appID, action: .update)
         let name = RestoreAttemptRecord.fileName
-        if count > 0 {
+        let record = restoreAttemptRecord(in: appDirectory)
+        let updated = record.settingAttempts(count, forGeneration: archive.generation)
+        guard updated != record else { return }
+        if updated.isEmpty {
+            if try appDirectory.unlink(name) {
+                try appDirectory.sync()
+            }
+        } else {
             let replacement = ArchiveFileReplacement(directory: appDirectory)
             replacement.removeLeftovers()
-            let record = RestoreAttemptRecord(generation: archive.generation, attempts: count)
             let exists = try appDirectory.status(of: name) != nil
-            try replacement.install(record.encoded, over: name, rotatingTo: nil, targetExists: exists, previousExists: false)
-        } else if try appDirectory.unlink(name) {
-            try appDirectory.sync()
+            try replacement.install(updated.encoded, over: name, rotatingTo: nil, targetExists: exists, previousExists: false)
         }
     }
 
-    /// The attempts `appDirectory`'s record counts for the archive of
-    /// `generation` (0 without a record).
-    private func recordedAttempts(in appDirectory: ArchiveDirectory, generation: UInt64) -> UInt32 {
+    /// The record of restore attempts in `appDirectory`: empty without one,
+    /// damaged when it cannot be read (a symbolic link, an I/O error, not
+    /// a record), which counts one attempt for any archive.
+    private func restoreAttemptRecord(in appDirectory: ArchiveDirectory) -> RestoreAttemptRecord {
         let fileSystem = appDirectory.context.fileSystem
         let descriptor: FileDescriptor
         do {
             descriptor = try appDirectory.openFileForReading(RestoreAttemptRecord.fileName)
         } catch where error == .noSuchFileOrDirectory {
-            return 0
+            return RestoreAttemptRecord()
         } catch {
-            // Unreadable (a symbolic link, an I/O error): counted as damaged.
-            return RestoreAttemptRecord(decoding: []).attempts(forGeneration: generation)
+            return RestoreAttemptRecord(decoding: [])
         }
         defer { try? fileSystem.close(descriptor) }
-        var bytes: [UInt8] = []
-        if let status = try? fileSystem.fstat(descriptor), status.kind == .regular, status.size <= Int64(RestoreAttemptRecord.size),
-           let read = try? fileSystem.readAll(descriptor) {
-            bytes = read
+        guard let status = try? fileSystem.fstat(descriptor), status.kind == .regular,
+              status.size <= Int64(RestoreAttemptRecord.maximumSize), let bytes = try? fileSystem.readAll(descriptor)
+        else {
+            return RestoreAttemptRecord(decoding: [])
         }
-        return RestoreAttemptRecord(decoding: bytes).attempts(forGeneration: generation)
+        return RestoreAttemptRecord(decoding: bytes)
+    }
+
+    /// The attempts `appDirectory`'s record counts for the archive of
+    /// `generation` (0 without a record).
+    private func recordedAttempts(in appDirectory: ArchiveDirectory, generation: UInt64) -> UInt32 {
+        restoreAttemptRecord(in: appDirectory).attempts(forGeneration: generation)
     }
 
     /// Reads `appID`'s archive, applies `change` to it and rewrites it (see
@@ -474,9 +485,13 @@ public struct ArchiveStore: Sendable {
         else {
             return false
         }
+        // The record first: a discard cut short never leaves counts for
+        // generation numbers a new archive will use again.
+        if try appDirectory.unlink(RestoreAttemptRecord.fileName) {
+            try appDirectory.sync()
+        }
         for name in try appDirectory.names()
-        where Generation.allCases.contains(where: { $0.fileName == name }) || name == RestoreAttemptRecord.fileName
-            || ArchiveFileReplacement.isLeftover(name) {
+        where Generation.allCases.contains(where: { $0.fileName == name }) || ArchiveFileReplacement.isLeftover(name) {
             try appDirectory.unlink(name)
         }
         try stateDirectory.removeSubdirectory(appID.rawValue)

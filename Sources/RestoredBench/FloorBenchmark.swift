@@ -96,12 +96,12 @@ struct FloorBenchmark: ParsableCommand {
             }
             // What restored does for each app at login around the walk
             // (RestorationEngine): the newest usable file read and every
-            // byte of it checked, the attempt counted in it (R15) before the
-            // walk, and taken back after it.
+            // byte of it checked, the attempt counted beside it (R15) before
+            // the walk, and taken back after it.
             let read = try parallelWall(apps: count) { index in
                 let reading = try store.readEncoded(archives[index].appID)
-                try store.rewrite(reading.archive.withRestoreAttempts(1), in: reading.source)
-                try store.rewrite(reading.archive.withRestoreAttempts(0), in: reading.source)
+                try store.setRestoreAttempts(1, for: reading)
+                try store.setRestoreAttempts(0, for: reading)
             }
             let apps = Double(count)
             func cpuTime(_ perApp: Double) -> String { CodecBenchmark.milliseconds(perApp * apps) }

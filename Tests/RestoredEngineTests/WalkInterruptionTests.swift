@@ -53,7 +53,7 @@ import Testing
             #expect((try? fixture.store.readEncoded(Self.appID))?.restoreAttempts == 1)
             #expect((try? fixture.store.summary(of: Self.appID))?.restoreAttempts == 1)
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: record.string))).map(Array.init) ?? []
-            #expect(RestoreAttemptRecord(decoding: bytes) == RestoreAttemptRecord(generation: stored.generation, attempts: 1))
+            #expect(RestoreAttemptRecord(decoding: bytes) == RestoreAttemptRecord(attemptsByGeneration: [stored.generation: 1]))
             return .success(RestorationReport(appID: archive.appID, outcome: .restored))
         }
         #expect(report.outcome == .restored)
@@ -78,6 +78,43 @@ import Testing
         try Self.expectAutomaticRestoreWalks(fixture)
     }
 
+    @Test("R15: a restore of another generation (the previous one, the last complete one) never changes the newest archive's count, whether it finishes, never begins or is interrupted")
+    func eachArchiveKeepsItsCount() throws {
+        let fixture = try Self.fixture()
+        try fixture.store.write(Archive(appID: Self.appID, appVersion: "2", objects: []))
+        _ = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
+        let finished = fixture.engine.restore(Self.appID, mode: .forced, generation: .previous) { archive in
+            .success(RestorationReport(appID: archive.appID, outcome: .restored))
+        }
+        #expect(finished.outcome == .restored)
+        let neverBegan = fixture.engine.restore(Self.appID, mode: .forced, generation: .previous) { _ in
+            .failure(WalkInterruption(reason: "quarantined", started: false))
+        }
+        #expect(neverBegan.outcome == .failed("quarantined"))
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 1)
+        #expect(try fixture.store.read(Self.appID, generation: .previous).restoreAttempts == 0)
+        _ = fixture.engine.restore(Self.appID, mode: .forced, generation: .previous) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 1)
+        #expect(try fixture.store.read(Self.appID, generation: .previous).restoreAttempts == 1)
+        let skipped = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }
+        #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1))
+    }
+
+    @Test("R15: an archive whose header holds a count (an older build's) counts it; a forced restore interrupted counts one more, one that finishes clears both")
+    func theHeadersCountStillCounts() throws {
+        let fixture = try Self.fixture()
+        try fixture.store.update(Self.appID) { $0.restoreAttempts = 1 }
+        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: 1))
+        _ = fixture.engine.restore(Self.appID, mode: .forced) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 2)
+        _ = fixture.engine.restore(Self.appID, mode: .forced) { _ in .failure(WalkInterruption(reason: "quarantined", started: false)) }
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 2)
+        let finished = fixture.engine.restore(Self.appID, mode: .forced) { archive in .success(RestorationReport(appID: archive.appID, outcome: .restored)) }
+        #expect(finished.outcome == .restored)
+        #expect(try fixture.store.read(Self.appID).archive.restoreAttempts == 0)
+        #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
+    }
+
     @Test("R15: a record of attempts that does not read (damaged, hand-made, a symbolic link) counts one attempt: the automatic restore is skipped, a forced one runs and removes it")
     func aDamagedRecordCountsOne() throws {
         for damage in ["garbage", "empty", "wrong checksum", "symbolic link"] {
@@ -90,11 +127,15 @@ import Testing
             case "empty":
                 try Data().write(to: URL(fileURLWithPath: record.string))
             case "wrong checksum":
-                var bytes = RestoreAttemptRecord(generation: 1, attempts: 0).encoded
-                bytes[23] ^= 0xFF
+                // Read as a record, it would count nothing for this archive.
+                var bytes = RestoreAttemptRecord(attemptsByGeneration: [99: 3]).encoded
+                bytes[bytes.count - 1] ^= 0xFF
                 try Data(bytes).write(to: URL(fileURLWithPath: record.string))
             default:
-                try FileManager.default.createSymbolicLink(atPath: record.string, withDestinationPath: directory.appending("archive").string)
+                // A link to a record that, followed, would count nothing for this archive.
+                let elsewhere = fixture.directory.path.appending("record-elsewhere")
+                try Data(RestoreAttemptRecord(attemptsByGeneration: [99: 3]).encoded).write(to: URL(fileURLWithPath: elsewhere.string))
+                try FileManager.default.createSymbolicLink(atPath: record.string, withDestinationPath: elsewhere.string)
             }
             #expect(try fixture.store.read(Self.appID).restoreAttempts == 1, "\(damage)")
             let skipped = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }
