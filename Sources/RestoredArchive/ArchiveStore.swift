@@ -301,10 +301,11 @@ public struct ArchiveStore: Sendable {
         return RestoreAttemptRecord(decoding: bytes)
     }
 
-    /// The attempts `appDirectory`'s record counts for the archive of
-    /// `generation` (0 without a record).
-    private func recordedAttempts(in appDirectory: ArchiveDirectory, generation: UInt64) -> UInt32 {
-        restoreAttemptRecord(in: appDirectory).attempts(forGeneration: generation)
+    /// The restore attempts that hold for the archive of `generation`
+    /// whose header counts `header`: the larger of that and what
+    /// `appDirectory`'s record counts for it.
+    private func restoreAttempts(header: UInt32, generation: UInt64, in appDirectory: ArchiveDirectory) -> UInt32 {
+        max(header, restoreAttemptRecord(in: appDirectory).attempts(forGeneration: generation))
     }
 
     /// Reads `appID`'s archive, applies `change` to it and rewrites it (see
@@ -334,7 +335,7 @@ public struct ArchiveStore: Sendable {
         guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
         return ArchiveReading(
             archive: archive, source: source, byteCount: size, problems: problems,
-            restoreAttempts: max(archive.restoreAttempts, recordedAttempts(in: appDirectory, generation: archive.generation))
+            restoreAttempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
         )
     }
 
@@ -347,7 +348,7 @@ public struct ArchiveStore: Sendable {
         guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
         return ArchiveReading(
             archive: archive, source: source, byteCount: size, problems: problems,
-            restoreAttempts: max(archive.restoreAttempts, recordedAttempts(in: appDirectory, generation: archive.generation))
+            restoreAttempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
         )
     }
 
@@ -360,7 +361,7 @@ public struct ArchiveStore: Sendable {
         guard case .encoded(let archive, let size) = file else { preconditionFailure("a checking load gives the bytes") }
         return EncodedArchiveReading(
             archive: archive, source: source, byteCount: size, problems: problems,
-            restoreAttempts: max(archive.restoreAttempts, recordedAttempts(in: appDirectory, generation: archive.generation))
+            restoreAttempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
         )
     }
 
@@ -377,7 +378,7 @@ public struct ArchiveStore: Sendable {
         }
         return ArchiveSummary(
             seal: seal, source: source, byteCount: size, problems: problems, lastComplete: lastComplete,
-            restoreAttempts: max(seal.restoreAttempts, recordedAttempts(in: appDirectory, generation: seal.generation))
+            restoreAttempts: restoreAttempts(header: seal.restoreAttempts, generation: seal.generation, in: appDirectory)
         )
     }
 
