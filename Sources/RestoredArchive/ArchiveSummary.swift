@@ -20,9 +20,9 @@ public struct ArchiveSummary: Hashable, Sendable {
     /// Creates a summary.
     public init(
         seal: ArchiveCodec.Seal, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [],
-        lastComplete: ArchiveCodec.Seal? = nil, restoreAttempts: UInt32? = nil
+        lastComplete: ArchiveCodec.Seal? = nil, restoreAttempts: UInt32
     ) {
-        self.restoreAttempts = restoreAttempts ?? seal.restoreAttempts
+        self.restoreAttempts = restoreAttempts
         self.seal = seal
         self.source = source
         self.byteCount = byteCount

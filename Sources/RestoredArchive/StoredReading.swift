@@ -19,7 +19,7 @@ public struct StoredReading<Content: Hashable & Sendable>: Hashable, Sendable {
 
     /// Creates a reading.
     public init(
-        archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [], restoreAttempts: UInt32 = 0
+        archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [], restoreAttempts: UInt32
     ) {
         self.archive = archive
         self.source = source
