@@ -9,12 +9,22 @@ import Glibc
 /// into it; then the executable's path is compared with what ran (its
 /// device and inode, its size and modification time).
 ///
+/// Without inotify (the user's `fs.inotify.max_user_instances` used up by
+/// other programs) the watch still knows the path restored started from,
+/// which `/proc/self/exe` no longer gives once the file is replaced
+/// (`... (deleted)`): ``UpgradeService`` then looks at that path when a
+/// plugin host of another version starts.
+///
 /// Unchecked Sendable: its dispatch source is safe to cancel from any
 /// thread; everything else is immutable.
 final class ExecutableReplacementWatch: @unchecked Sendable {
-    /// The running executable's path.
+    /// The running executable's path, as it was when restored started.
     let path: String
-    private let source: any DispatchSourceRead
+    /// Whether inotify watches the path; false when the file is looked at
+    /// only when asked (``isReplaced``).
+    var isWatching: Bool { source != nil }
+    private let running: Identity
+    private let source: (any DispatchSourceRead)?
 
     /// The identity of a file: what tells a replaced executable from the one that runs.
     struct Identity: Equatable {
@@ -36,8 +46,9 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
 
     /// Watches the directory of the running executable (`/proc/self/exe`)
     /// and calls `replaced` each time a different file is at its path (at
-    /// once when one is there already);
-    /// nil when it cannot be watched (the reason is in `problem`).
+    /// once when one is there already); when inotify cannot watch it, says
+    /// why in `problem` and only remembers the path. Nil when restored's
+    /// own executable cannot be found (the reason is in `problem`).
     init?(problem: (String) -> Void, replaced: @escaping @Sendable () -> Void) {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -46,16 +57,19 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
             return nil
         }
         let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.path = path
+        self.running = running
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         let name = String(path[(path.index(after: path.lastIndex(of: "/") ?? path.startIndex))...])
         let descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard descriptor >= 0, inotify_add_watch(descriptor, directory.isEmpty ? "/" : directory, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE)) >= 0 else {
-            problem("cannot watch \(directory) for an upgrade of restored (\(String(cString: strerror(errno)))); an upgrade takes effect at the next login or restart")
+            let error = errno
             if descriptor >= 0 { close(descriptor) }
-            return nil
+            problem("cannot watch \(directory) for an upgrade of restored (\(String(cString: strerror(error)))); restored sees an upgrade when a plugin host of the new version starts (at the next save), or at the next login or restart; raise fs.inotify.max_user_instances if it is used up")
+            source = nil
+            return
         }
-        self.path = path
-        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "restored.executable"))
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "restored.executable"))
         source.setEventHandler {
             var events = [UInt8](repeating: 0, count: 4096)
             var named = false
@@ -68,13 +82,19 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
         }
         source.setCancelHandler { close(descriptor) }
         source.activate()
+        self.source = source
         // Replaced before the watch began (an upgrade during the login's restore).
-        if let now = Identity(of: path), now != running { replaced() }
+        if isReplaced { replaced() }
+    }
+
+    /// Whether another file than the one that runs is at ``path`` now.
+    var isReplaced: Bool {
+        Identity(of: path).map { $0 != running } ?? false
     }
 
     /// Stops watching.
     func stop() {
-        source.cancel()
+        source?.cancel()
     }
 
     /// The file names of the inotify events in `bytes` (`struct

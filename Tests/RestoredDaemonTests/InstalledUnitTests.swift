@@ -22,7 +22,11 @@ import TmuxControl
     /// (what was built, not built again), its unit linked for the user
     /// with its output appended to `restored.log`, and a private
     /// `TMUX_TMPDIR` and `SHELL=/bin/sh` set in the manager for its units.
-    static func installed(arguments: [String] = []) async throws -> Installation {
+    /// With `inotifyUsedUp`, restored runs in a user namespace of its own
+    /// whose `max_inotify_instances` is 0: each inotify_init1 fails with
+    /// EMFILE, as when the user's instances are used up by other programs
+    /// (the unit's `RestrictNamespaces=` is lifted for that alone).
+    static func installed(arguments: [String] = [], inotifyUsedUp: Bool = false) async throws -> Installation {
         let manager = try await UserManager()
         let tmuxDirectory = manager.directory + "/tmux"
         try FileManager.default.createDirectory(atPath: tmuxDirectory + "/tmux-\(getuid())", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -37,7 +41,12 @@ import TmuxControl
         let log = manager.directory + "/restored.log"
         try FileManager.default.createDirectory(atPath: manager.unitDirectory + "/restored.service.d", withIntermediateDirectories: true)
         var dropIn = "[Service]\nStandardOutput=append:\(log)\nStandardError=append:\(log)\n"
-        if !arguments.isEmpty { dropIn += "ExecStart=\nExecStart=\(prefix)/bin/restored \(arguments.joined(separator: " "))\n" }
+        let command = ([prefix + "/bin/restored"] + arguments).joined(separator: " ")
+        if inotifyUsedUp {
+            dropIn += "RestrictNamespaces=no\nExecStart=\nExecStart=/usr/bin/unshare --user --map-root-user /bin/sh -c 'echo 0 > /proc/sys/user/max_inotify_instances && exec \(command)'\n"
+        } else if !arguments.isEmpty {
+            dropIn += "ExecStart=\nExecStart=\(command)\n"
+        }
         try dropIn.write(toFile: manager.unitDirectory + "/restored.service.d/log.conf", atomically: true, encoding: .utf8)
         try await manager.systemctl(["link", prefix + "/lib/systemd/user/restored.service"])
         try await manager.systemctl(["set-environment"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
@@ -215,9 +224,9 @@ import TmuxControl
         #expect(now.objects.contains { $0.path.description == "default/later" })
     }
 
-    @Test("An upgrade to a second version while restored runs (plugins, plugin host and executable replaced on disk, as dpkg renames new files over them): restored says both versions, the new plugin host serves the old daemon, restored saves every app as at a stop, and exits for the unit's Restart=on-failure to start the new one, a recovery that leaves the live tmux server as it is", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
-    func upgradeRestarts() async throws {
-        let installation = try await Self.installed()
+    @Test("An upgrade to a second version while restored runs (plugins, plugin host and executable replaced on disk, as dpkg renames new files over them): restored says both versions, the new plugin host serves the old daemon, restored saves every app as at a stop, and exits for the unit's Restart=on-failure to start the new one, a recovery that leaves the live tmux server as it is; with the user's inotify instances used up, the next save's plugin host of the new version tells it", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"), arguments: [false, true])
+    func upgradeRestarts(inotifyUsedUp: Bool) async throws {
+        let installation = try await Self.installed(inotifyUsedUp: inotifyUsedUp)
         let (manager, prefix, server) = (installation.manager, installation.prefix, installation.tmux)
         defer { manager.stop() }
         defer { _ = try? server.run(["kill-server"]) }
@@ -230,6 +239,8 @@ import TmuxControl
         try await LogindInhibitorTests.eventually(within: .seconds(30)) {
             try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["status"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory)).status == 0
         }
+        let log = { (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? "" }
+        #expect(log().contains("cannot watch \(prefix)/bin for an upgrade of restored (Too many open files)") == inotifyUsedUp, "\(log())")
 
         // The upgrade to a second version, 9.9.9 (this build with another
         // version in the runtime record of each of its images): the plugins
@@ -247,21 +258,26 @@ import TmuxControl
             #expect(rename(file + ".dpkg-new", file) == 0)
         }
         // A hang guard: the new version's --version, the save and RestartSec
-        // all take longer on a loaded machine.
+        // all take longer on a loaded machine; without inotify, the next
+        // autosave (within 60 s) starts the plugin hosts of the new version.
         try await LogindInhibitorTests.eventually(within: .seconds(150)) {
             let now = (try? await mainPID()) ?? 0
             guard now != 0, now != first else { return false }
             return try await manager.systemctl(["is-active", "restored.service"]).output.hasPrefix("active")
         }
-        let log = (try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? ""
-        #expect(log.contains("restored \(RestoredVersion.string) was replaced on disk by restored 9.9.9: restored restarts to run it once no save runs"), "\(log)")
+        if inotifyUsedUp {
+            #expect(log().contains("and restored 9.9.9 is on disk: restored restarts to run it once no save runs"), "\(log())")
+        } else {
+            #expect(log().contains("restored \(RestoredVersion.string) was replaced on disk by restored 9.9.9: restored restarts to run it once no save runs"), "\(log())")
+        }
+        let text = log()
         // The save before the restart met the new plugin host of tmux's new
         // build: of the same protocol, it served.
-        #expect(log.contains("org.restored.Tmux: its plugin host is of another restored"), "\(log)")
+        #expect(text.contains("org.restored.Tmux: its plugin host is of another restored"), "\(text)")
         // The new daemon is the new version.
         let status = try await CompletedCommand.run(prefix + "/bin/restored-ctl", ["status", "--json"], environment: manager.clientEnvironment, in: URL(fileURLWithPath: manager.directory))
         #expect(status.output.contains("\"9.9.9\""), "\(status.output)")
-        #expect(log.contains("restored started again during the login"), "\(log)")
+        #expect(text.contains("restored started again during the login"), "\(text)")
         // The stop before the restart saved the live server; the recovery left it alone.
         #expect(try store.read(try AppID("org.restored.Tmux")).archive.objects.contains { $0.path.description == "default/work" })
         #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "work\n")
