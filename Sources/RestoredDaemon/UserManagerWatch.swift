@@ -28,15 +28,12 @@ struct UserManagerWatch {
             return false
         }
         Task {
+            var reading = TargetReading()
             for await signal in target {
                 guard let arguments = try? signal.arguments(), arguments.first?.stringValue == "org.freedesktop.systemd1.Unit",
-                      let state = arguments.dropFirst().first?.stringKeyedValue?["ActiveState"]?.stringValue
+                      let properties = arguments.dropFirst().first?.stringKeyedValue, let active = reading.news(in: properties)
                 else { continue }
-                switch state {
-                case "active": send(.target(active: true))
-                case "deactivating", "inactive", "failed": send(.target(active: false))
-                default: break
-                }
+                send(.target(active: active))
             }
         }
         Task {
@@ -50,5 +47,36 @@ struct UserManagerWatch {
             }
         }
         return true
+    }
+
+    /// The news in the target's `PropertiesChanged` signals: a change of
+    /// its state, not each signal.
+    ///
+    /// The manager sends the unit's properties whenever any of them
+    /// changes, its job among them: a stop sends `ActiveState=active` with
+    /// the stop's job pending, several times, then `inactive` with it still
+    /// pending, then `inactive` alone; a start, `inactive` then `active`
+    /// with its job pending, then `active` alone (measured on systemd 252).
+    /// Taken as news, the stop's `active` would be a desktop starting while
+    /// it ends. So only a state with no job pending is news: `active`, or
+    /// `deactivating`, `inactive` and `failed` for a target that stopped,
+    /// each once until the state changes.
+    struct TargetReading {
+        private var last: Bool?
+
+        /// True when the target has just become active, false when it has
+        /// just stopped, nil when `properties` say nothing new.
+        mutating func news(in properties: [String: DBusValue]) -> Bool? {
+            guard (properties["Job"]?.structureValue?.first?.uint64Value ?? 0) == 0 else { return nil }
+            let state: Bool
+            switch properties["ActiveState"]?.stringValue {
+            case "active": state = true
+            case "deactivating", "inactive", "failed": state = false
+            default: return nil
+            }
+            guard state != last else { return nil }
+            last = state
+            return state
+        }
     }
 }

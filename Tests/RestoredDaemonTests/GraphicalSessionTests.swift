@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RestoredDBus
 @testable import RestoredDaemon
 import RestoredTestSupport
 import Testing
@@ -53,6 +54,33 @@ import Testing
         #expect(DisplaySocketWatch.display(named: "X12-lock", x11: true) == nil)
         #expect(DisplaySocketWatch.display(named: "wayland-0", x11: false) == "wayland-0")
         #expect(DisplaySocketWatch.display(named: "pipewire-0", x11: false) == nil)
+    }
+
+    @Test("R6, R7: a real systemd --user's graphical-session.target, started and stopped twice by a target bound to it, is news once per change: active once its start job is done, stopped once its stop job is; the stop's own signals (active, its job pending) never say a desktop starts", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
+    func targetChanges() async throws {
+        let manager = try await UserManager()
+        defer { manager.stop() }
+        try "[Unit]\nBindsTo=graphical-session.target\nBefore=graphical-session.target\n"
+            .write(toFile: manager.unitDirectory + "/desktop-test.target", atomically: true, encoding: .utf8)
+        try await manager.systemctl(["daemon-reload"])
+        let bus = try await DBusConnection.connect(to: .address(manager.busAddress))
+        defer { bus.close() }
+        let (news, send) = AsyncStream<Bool>.makeStream()
+        #expect(await UserManagerWatch.start(on: bus) { signal in
+            if case .target(let active) = signal { send.yield(active) }
+        })
+        for _ in 0 ..< 2 {
+            #expect(try await manager.systemctl(["start", "desktop-test.target"]).status == 0)
+            #expect(try await manager.systemctl(["stop", "desktop-test.target"]).status == 0)
+        }
+        // The manager's last signals of the stop are behind a call made
+        // after them (the bus keeps one connection's order).
+        _ = try await manager.systemctl(["is-active", "graphical-session.target"])
+        try await Task.sleep(for: .milliseconds(300))
+        send.finish()
+        var seen: [Bool] = []
+        for await active in news { seen.append(active) }
+        #expect(seen == [true, false, true, false])
     }
 
     /// A listening stream socket at `path`, as a compositor has; nil if it cannot be made.

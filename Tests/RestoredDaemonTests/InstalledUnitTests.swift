@@ -454,6 +454,12 @@ import TmuxControl
         // The user logs out of the desktop and lingers: logind says so first.
         try await logind.setUser(getuid(), state: "lingering")
         try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("the user lingers") }
+        // Then the desktop's target stops, its display still up a moment:
+        // the stop's signals (the target active, its stop job pending) are
+        // no desktop starting again.
+        #expect(try await manager.systemctl(["stop", "desktop-test.target"]).status == 0)
+        try await Task.sleep(for: .seconds(2))
+        #expect(log().components(separatedBy: "the desktop is there: \(first!.display.display)").count == 2, "\(log())")
         try await first!.end()
         xterm.stop()
         first = nil
