@@ -236,6 +236,25 @@ extension TilingSessionTests {
         return window
     }
 
+    /// The Neovims running now that are not `terminal`'s (its child, or below it).
+    static func neovims(besides terminal: Int32) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { pid in
+            guard NeovimServer.isNeovim(pid: pid) else { return false }
+            var current = pid
+            for _ in 0 ..< 4 {
+                guard let fields = ProcProcess.statFields(of: current), fields.count > 1, let parent = Int32(fields[1]), parent > 1 else { return true }
+                if parent == terminal { return false }
+                current = parent
+            }
+            return true
+        }
+    }
+
+    /// Waits until no Neovim but `terminal`'s runs (other tests' end within minutes).
+    static func waitUntilNoNeovimRuns(besides terminal: Int32) async throws {
+        try await LogindInhibitorTests.eventually(within: .seconds(300)) { neovims(besides: terminal).isEmpty }
+    }
+
     static func sizeless(_ session: NeovimSession) -> NeovimSession {
         func strip(_ layout: NeovimSession.Layout) -> NeovimSession.Layout {
             switch layout {
@@ -281,8 +300,18 @@ extension TilingSessionTests {
         _ = try editor!.call("nvim_command", [.string("call cursor(42, 3)")])
         let savedEditor = try NeovimSession.read(from: editor!)
 
+        // The session plugin sees every Neovim of the user, and any of them
+        // is this test's nvim.desktop: another test's (in a tmux pane, a
+        // Neovim test's) running during the save is rightly a left-out app
+        // of its own. So the save that counts is one made while no other
+        // Neovim runs, before it and after it.
+        try await Self.waitUntilNoNeovimRuns(besides: foot.pid)
         let (daemon, admin, _) = try await environment.startAndSave(Self.appID, environment: variables)
         defer { admin.close() }
+        for _ in 0 ..< 5 where !Self.neovims(besides: foot.pid).isEmpty {
+            try await Self.waitUntilNoNeovimRuns(besides: foot.pid)
+            #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
+        }
         let shown = try await CompletedCommand.run(BuildProducts.executable("restored-ctl"), ["show", Self.appID, "--state-dir", environment.state], environment: variables, in: URL(fileURLWithPath: root))
         #expect(!shown.output.contains("nvim.desktop"), "\(shown.output)")
         foot.stop()
