@@ -60,6 +60,8 @@ public final class Daemon: Service {
     private let environment: [String: String]
     /// An upgrade seen while restored runs (``UpgradeService``).
     private let upgradeSignal = UpgradeSignal()
+    /// restored's executable at its start, before an upgrade can replace it.
+    private let executable = RunningExecutable()
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -186,7 +188,7 @@ public final class Daemon: Service {
                 state.phase == .running && desktop.report.phase != .ending && !registry.hosts.contains(where: \.isRestoring)
             },
             restart: { [state] in state.restartsForUpgrade = true },
-            signal: upgradeSignal
+            signal: upgradeSignal, executable: executable
         )
         await jobs.addServiceUnlessShutdown(.init(service: upgrade, successTerminationBehavior: .gracefullyShutdownGroup))
         await jobsEnded

@@ -244,8 +244,8 @@ actor DesktopSession {
                 await look("graphical-session.target is active")
                 settleIfLooking()
             } else if phase != .none, desktop?.boundToTarget == true, !(await probe.targetIsActive()) {
-                // Asked again: the manager's signals of a start can still
-                // hold the target's state from before it.
+                // Asked again: the word may be handled late, after the
+                // target started again.
                 await end("graphical-session.target stopped")
             }
         case .userState(let state):

@@ -12,9 +12,11 @@ import SystemSupport
 ///
 /// An upgrade (the package, `scripts/install`) replaces restored's
 /// executable, its plugin host and its plugins while the old daemon runs.
-/// Once the executable is replaced (``ExecutableReplacementWatch``), or a
-/// plugin host of another version starts (the host protocol's version
-/// exchange: ``UpgradeSignal``), restored says both versions and waits for a
+/// Once the executable is replaced (``ExecutableReplacementWatch``; where
+/// inotify cannot watch it, a look at the file once a minute), or a plugin
+/// host of another version starts (the host protocol's version exchange:
+/// ``UpgradeSignal``) and the executable on disk is of another version
+/// too, restored says both versions and waits for a
 /// moment no save or restore runs and the desktop is not ending; then this
 /// job ends, which ends the daemon's jobs: restored saves every app, as at
 /// any stop, and exits with ``restartStatus``, which its unit's
@@ -54,18 +56,45 @@ struct UpgradeService: Service {
     let restart: @Sendable () -> Void
     /// What else says an upgrade happened: plugin hosts of another version.
     let signal: UpgradeSignal
+    /// restored's executable as it was at its start; nil when it could not be read.
+    let executable: RunningExecutable?
+
+    /// How often restored looks at its executable where inotify cannot
+    /// watch it: as often as the default autosave.
+    static let lookInterval = Duration.seconds(60)
 
     func run() async throws {
         let logger = logger
         let signal = signal
-        let watch = ExecutableReplacementWatch(problem: { logger.warning("\($0)") }, replaced: { signal.raise(.executableReplaced) })
-        defer { watch?.stop() }
+        var watch: ExecutableReplacementWatch?
+        var look: Task<Void, Never>?
+        if let executable {
+            var problem = ""
+            watch = ExecutableReplacementWatch(executable, problem: { problem = $0 }, replaced: { signal.raise(.executableReplaced) })
+            if watch == nil {
+                logger.warning("\(problem); restored looks at \(executable.path) once a minute instead, and when a plugin host of another version starts; raise fs.inotify.max_user_instances if it is used up")
+                look = Task {
+                    while (try? await Task.sleep(for: Self.lookInterval)) != nil {
+                        if executable.isReplaced {
+                            signal.raise(.executableReplaced)
+                            return
+                        }
+                    }
+                }
+            }
+        } else {
+            logger.warning("cannot find restored's own executable (/proc/self/exe); an upgrade takes effect at the next login or restart")
+        }
+        defer {
+            watch?.stop()
+            look?.cancel()
+        }
         var said: Set<String> = []
         for await cause in signal.causes.cancelOnGracefulShutdown() {
             let change: String
             switch cause {
             case .executableReplaced:
-                guard let path = watch?.path else { continue }
+                guard let path = executable?.path else { continue }
                 let installed = await Self.version(of: path)
                 change = "restored \(RestoredVersion.string) was replaced on disk by \(installed.map { "restored \($0)" } ?? "a restored that does not say its version")"
             case .pluginHostMismatch(let what):
@@ -73,7 +102,7 @@ struct UpgradeService: Service {
                 // otherwise the next restored meets the same host (a host
                 // replaced first, a mixed installation) and would restart
                 // for ever. The executable's own replacement restarts it.
-                let path = watch?.path ?? PluginLoader.runningExecutable()?.string
+                let path = executable?.path
                 guard let path, let installed = try? RuntimeRecord(readingNotesOf: FilePath(path)), installed != .current else {
                     if said.insert(what).inserted {
                         logger.warning("a plugin host of another restored started (\(what)), while restored itself is not replaced on disk: it restarts once it is; if no upgrade runs, restored's files are of two versions (restored-ctl doctor)")

@@ -59,23 +59,30 @@ struct UserManagerWatch {
     /// with its job pending, then `active` alone (measured on systemd 252).
     /// Taken as news, the stop's `active` would be a desktop starting while
     /// it ends. So only a state with no job pending is news: `active`, or
-    /// `deactivating`, `inactive` and `failed` for a target that stopped,
-    /// each once until the state changes.
+    /// `deactivating`, `inactive` and `failed` for a target that stopped;
+    /// once until the state changes, and again when a job ends (a restart,
+    /// or a stop that a start replaced, ends where it began, yet it is a
+    /// new start).
     struct TargetReading {
         private var last: Bool?
+        private var jobPending = false
 
-        /// True when the target has just become active, false when it has
-        /// just stopped, nil when `properties` say nothing new.
+        /// True when the target has just become active (or started again),
+        /// false when it has just stopped, nil when `properties` say nothing new.
         mutating func news(in properties: [String: DBusValue]) -> Bool? {
-            guard (properties["Job"]?.structureValue?.first?.uint64Value ?? 0) == 0 else { return nil }
+            guard (properties["Job"]?.structureValue?.first?.uint64Value ?? 0) == 0 else {
+                jobPending = true
+                return nil
+            }
             let state: Bool
             switch properties["ActiveState"]?.stringValue {
             case "active": state = true
             case "deactivating", "inactive", "failed": state = false
             default: return nil
             }
-            guard state != last else { return nil }
+            guard state != last || jobPending else { return nil }
             last = state
+            jobPending = false
             return state
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RestoredDBus
+import Synchronization
 @testable import RestoredDaemon
 import RestoredTestSupport
 import Testing
@@ -65,22 +66,43 @@ import Testing
         try await manager.systemctl(["daemon-reload"])
         let bus = try await DBusConnection.connect(to: .address(manager.busAddress))
         defer { bus.close() }
-        let (news, send) = AsyncStream<Bool>.makeStream()
+        let seen = Mutex<[Bool]>([])
         #expect(await UserManagerWatch.start(on: bus) { signal in
-            if case .target(let active) = signal { send.yield(active) }
+            if case .target(let active) = signal { seen.withLock { $0.append(active) } }
         })
-        for _ in 0 ..< 2 {
+        // graphical-session.target stops once unneeded, after `systemctl
+        // stop` of the target bound to it has returned: each step waits for
+        // the manager to say the state, then for the news of it.
+        let state = { try await manager.systemctl(["is-active", "graphical-session.target"]).output.trimmingCharacters(in: .whitespacesAndNewlines) }
+        for round in 0 ..< 2 {
             #expect(try await manager.systemctl(["start", "desktop-test.target"]).status == 0)
+            try await LogindInhibitorTests.eventually(within: .seconds(30)) { try await state() == "active" && seen.withLock { $0.count } > 2 * round }
             #expect(try await manager.systemctl(["stop", "desktop-test.target"]).status == 0)
+            try await LogindInhibitorTests.eventually(within: .seconds(30)) { try await state() == "inactive" && seen.withLock { $0.count } > 2 * round + 1 }
         }
-        // The manager's last signals of the stop are behind a call made
-        // after them (the bus keeps one connection's order).
-        _ = try await manager.systemctl(["is-active", "graphical-session.target"])
-        try await Task.sleep(for: .milliseconds(300))
-        send.finish()
-        var seen: [Bool] = []
-        for await active in news { seen.append(active) }
-        #expect(seen == [true, false, true, false])
+        // Nothing more comes after the last stop.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(seen.withLock { $0 } == [true, false, true, false])
+    }
+
+    @Test("The target's signals as systemd 252 sends them: a start, a stop, other properties changing, a restart and a stop a start replaced (each ending active with its job done) and a failed start are news once each")
+    func targetReadings() {
+        func signal(_ state: String, job: UInt32) -> [String: DBusValue] {
+            ["ActiveState": .variant(.string(state)), "Job": .variant(.structure([.uint32(job), .objectPath(job == 0 ? "/" : "/org/freedesktop/systemd1/job/\(job)")]))]
+        }
+        var reading = UserManagerWatch.TargetReading()
+        let start = [signal("inactive", job: 7), signal("active", job: 7), signal("active", job: 0)]
+        let stop = [signal("active", job: 8), signal("active", job: 8), signal("inactive", job: 8), signal("inactive", job: 0)]
+        #expect(start.map { reading.news(in: $0) } == [nil, nil, true])
+        #expect(reading.news(in: signal("active", job: 0)) == nil)
+        #expect(stop.map { reading.news(in: $0) } == [nil, nil, nil, false])
+        #expect(start.map { reading.news(in: $0) } == [nil, nil, true])
+        // A restart, or a stop that a start replaced: active before and after, a new start.
+        #expect([signal("active", job: 9), signal("active", job: 0)].map { reading.news(in: $0) } == [nil, true])
+        #expect(stop.map { reading.news(in: $0) } == [nil, nil, nil, false])
+        #expect([signal("activating", job: 10), signal("failed", job: 0)].map { reading.news(in: $0) } == [nil, false])
+        // A signal without the job (another manager) is taken as it says.
+        #expect(reading.news(in: ["ActiveState": .variant(.string("active"))]) == true)
     }
 
     /// A listening stream socket at `path`, as a compositor has; nil if it cannot be made.
