@@ -303,9 +303,10 @@ public struct ArchiveStore: Sendable {
 
     /// The restore attempts that hold for the archive of `generation`
     /// whose header counts `header`: the larger of that and what
-    /// `appDirectory`'s record counts for it.
-    private func restoreAttempts(header: UInt32, generation: UInt64, in appDirectory: ArchiveDirectory) -> UInt32 {
-        max(header, restoreAttemptRecord(in: appDirectory).attempts(forGeneration: generation))
+    /// `appDirectory`'s record counts for it; and whether that record is damaged.
+    private func restoreAttempts(header: UInt32, generation: UInt64, in appDirectory: ArchiveDirectory) -> (count: UInt32, recordIsDamaged: Bool) {
+        let record = restoreAttemptRecord(in: appDirectory)
+        return (max(header, record.attempts(forGeneration: generation)), record.isDamaged)
     }
 
     /// Reads `appID`'s archive, applies `change` to it and rewrites it (see
@@ -335,7 +336,7 @@ public struct ArchiveStore: Sendable {
         guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
         return ArchiveReading(
             archive: archive, source: source, byteCount: size, problems: problems,
-            restoreAttempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
+            attempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
         )
     }
 
@@ -348,7 +349,7 @@ public struct ArchiveStore: Sendable {
         guard case .archive(let archive, let size) = file else { preconditionFailure("a decoding load gives an archive") }
         return ArchiveReading(
             archive: archive, source: source, byteCount: size, problems: problems,
-            restoreAttempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
+            attempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
         )
     }
 
@@ -361,7 +362,7 @@ public struct ArchiveStore: Sendable {
         guard case .encoded(let archive, let size) = file else { preconditionFailure("a checking load gives the bytes") }
         return EncodedArchiveReading(
             archive: archive, source: source, byteCount: size, problems: problems,
-            restoreAttempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
+            attempts: restoreAttempts(header: archive.restoreAttempts, generation: archive.generation, in: appDirectory)
         )
     }
 
@@ -378,7 +379,7 @@ public struct ArchiveStore: Sendable {
         }
         return ArchiveSummary(
             seal: seal, source: source, byteCount: size, problems: problems, lastComplete: lastComplete,
-            restoreAttempts: restoreAttempts(header: seal.restoreAttempts, generation: seal.generation, in: appDirectory)
+            restoreAttempts: restoreAttempts(header: seal.restoreAttempts, generation: seal.generation, in: appDirectory).count
         )
     }
 

@@ -16,16 +16,23 @@ public struct StoredReading<Content: Hashable & Sendable>: Hashable, Sendable {
     /// (R15): the larger of its header's count and its record's
     /// (``RestoreAttemptRecord``).
     public var restoreAttempts: UInt32
+    /// Whether the app's record of restore attempts could not be read (a
+    /// damaged file, a symbolic link): it then counts one attempt for every
+    /// archive of the app, until a forced restore writes it anew or a
+    /// discard removes it.
+    public var restoreAttemptRecordIsDamaged: Bool
 
     /// Creates a reading.
     public init(
-        archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [], restoreAttempts: UInt32
+        archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [],
+        restoreAttempts: UInt32, restoreAttemptRecordIsDamaged: Bool
     ) {
         self.archive = archive
         self.source = source
         self.byteCount = byteCount
         self.problems = problems
         self.restoreAttempts = restoreAttempts
+        self.restoreAttemptRecordIsDamaged = restoreAttemptRecordIsDamaged
     }
 }
 
@@ -35,3 +42,16 @@ public typealias ArchiveReading = StoredReading<Archive>
 /// The result of ``ArchiveStore/readEncoded(_:generation:)``: the archive
 /// as its file holds it (``EncodedArchive``).
 public typealias EncodedArchiveReading = StoredReading<EncodedArchive>
+
+extension StoredReading {
+    /// A reading with the restore attempts that hold, as ``ArchiveStore`` counts them.
+    init(
+        archive: Content, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem],
+        attempts: (count: UInt32, recordIsDamaged: Bool)
+    ) {
+        self.init(
+            archive: archive, source: source, byteCount: byteCount, problems: problems,
+            restoreAttempts: attempts.count, restoreAttemptRecordIsDamaged: attempts.recordIsDamaged
+        )
+    }
+}

@@ -71,8 +71,11 @@ public struct AppActivity: Hashable, Sendable {
             self.init(outcome, trigger: trigger, detail: "nothing saved yet", time: time)
         case .unusableArchive(let reason):
             self.init(outcome, trigger: trigger, detail: reason, time: time)
-        case .skippedAfterFailedAttempt(let attempts):
-            self.init(outcome, trigger: trigger, detail: "\(attempts) restore(s) started and never finished (R15)", generation: generation, time: time)
+        case .skippedAfterFailedAttempt(let attempts, let recordIsDamaged):
+            let detail = recordIsDamaged
+                ? "its record of restore attempts (\(RestoreAttemptRecord.fileName)) cannot be read, which counts as a restore that never finished (R15); a forced restore writes it anew"
+                : "\(attempts) restore(s) started and never finished (R15)"
+            self.init(outcome, trigger: trigger, detail: detail, generation: generation, time: time)
         case .declined:
             self.init(outcome, trigger: trigger, detail: "the app asked not to be restored (R7)", generation: generation, time: time)
         case .failed(let reason):

@@ -207,7 +207,7 @@ public struct RestorationEngine: Sendable {
         // R15: a restore that started and never finished blocks the automatic one.
         let attempts = reading.restoreAttempts
         if attempts > 0 && mode == .automatic {
-            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: attempts))
+            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: attempts, recordIsDamaged: reading.restoreAttemptRecordIsDamaged))
             report.generation = archive.generation
             report.issues = earlyIssues
             return log(report)
@@ -316,8 +316,12 @@ public struct RestorationEngine: Sendable {
             logger.debug("\(report.appID) has no archive", metadata: metadata)
         case .unusableArchive(let reason):
             logger.error("\(reason)", metadata: metadata)
-        case .skippedAfterFailedAttempt(let attempts):
-            logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; restore it with force to try again (restored-ctl restore --force \(report.appID))", metadata: metadata)
+        case .skippedAfterFailedAttempt(let attempts, let recordIsDamaged):
+            if recordIsDamaged {
+                logger.warning("skipped restoring \(report.appID): its record of restore attempts (\(store.appDirectory(for: report.appID).appending(RestoreAttemptRecord.fileName))) cannot be read, so a restore may have started and not finished (R15); restore it with force to try again, which writes the record anew (restored-ctl restore --force \(report.appID))", metadata: metadata)
+            } else {
+                logger.warning("skipped restoring \(report.appID): the last restore (\(attempts) attempt) did not finish; restore it with force to try again (restored-ctl restore --force \(report.appID))", metadata: metadata)
+            }
         case .declined:
             logger.info("\(report.appID) declined to restore", metadata: metadata)
         case .failed(let reason):

@@ -13,7 +13,9 @@ public struct RestorationReport: Sendable {
         case unusableArchive(String)
         /// The last restore started and never finished, so this automatic one
         /// was skipped; the archive is kept for a forced restore (R15).
-        case skippedAfterFailedAttempt(attempts: UInt32)
+        /// `recordIsDamaged`: the app's record of attempts could not be
+        /// read, which counts as one such restore.
+        case skippedAfterFailedAttempt(attempts: UInt32, recordIsDamaged: Bool)
         /// `shouldRestoreApplicationState` said no (R7).
         case declined
         /// A plugin callback failed before the objects could be restored.

@@ -16,6 +16,12 @@ import Testing
         let show = try await fixture.ctl("show", ControlFixture.notes, "--state-dir", fixture.state)
         #expect(show.status == 0, "\(show.error)")
         try ControlFixture.expectMatchesExpected(show.output, "show")
+        // R15: a record of restore attempts that cannot be read counts one, and show says why.
+        let record = fixture.state + "/" + ControlFixture.notes + "/archive.attempts"
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: record))
+        let damaged = try await fixture.ctl("show", ControlFixture.notes, "--state-dir", fixture.state)
+        #expect(damaged.output.contains("restore attempts 1 (its record, archive.attempts, cannot be read: restore --force writes it anew)"), "\(damaged.output)")
+        try FileManager.default.removeItem(atPath: record)
 
         let verify = try await fixture.ctl("verify", "--state-dir", fixture.state)
         #expect(verify.status == 0, "\(verify.error)")

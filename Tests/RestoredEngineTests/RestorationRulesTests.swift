@@ -270,7 +270,7 @@ import Testing
         #expect(try harness.restoreAttempts() == 1)
 
         let (skipped, events, _) = try harness.restore()
-        #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1))
+        #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1, recordIsDamaged: false))
         #expect(events.isEmpty)
         #expect(try harness.archive().objects.isEmpty == false)
 

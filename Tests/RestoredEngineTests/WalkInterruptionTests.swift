@@ -26,7 +26,7 @@ import Testing
             Issue.record("the walk ran after an unfinished attempt")
             return .failure(WalkInterruption(reason: "unexpected"))
         }
-        #expect(next.outcome == .skippedAfterFailedAttempt(attempts: 1))
+        #expect(next.outcome == .skippedAfterFailedAttempt(attempts: 1, recordIsDamaged: false))
     }
 
     @Test("R15: a walk that never began (its plugin host could not start, or is quarantined) is no attempt")
@@ -97,14 +97,14 @@ import Testing
         #expect(try fixture.store.read(Self.appID).restoreAttempts == 1)
         #expect(try fixture.store.read(Self.appID, generation: .previous).restoreAttempts == 1)
         let skipped = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }
-        #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1))
+        #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1, recordIsDamaged: false))
     }
 
     @Test("R15: an archive whose header holds a count (an older build's) counts it; a forced restore interrupted counts one more, one that finishes clears both")
     func theHeadersCountStillCounts() throws {
         let fixture = try Self.fixture()
         try fixture.store.update(Self.appID) { $0.restoreAttempts = 1 }
-        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: 1))
+        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: 1, recordIsDamaged: false))
         _ = fixture.engine.restore(Self.appID, mode: .forced) { _ in .failure(WalkInterruption(reason: "its plugin host crashed")) }
         #expect(try fixture.store.read(Self.appID).restoreAttempts == 2)
         _ = fixture.engine.restore(Self.appID, mode: .forced) { _ in .failure(WalkInterruption(reason: "quarantined", started: false)) }
@@ -139,10 +139,12 @@ import Testing
             }
             #expect(try fixture.store.read(Self.appID).restoreAttempts == 1, "\(damage)")
             let skipped = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }
-            #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1), "\(damage)")
+            #expect(try fixture.store.read(Self.appID).restoreAttemptRecordIsDamaged, "\(damage)")
+            #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1, recordIsDamaged: true), "\(damage)")
             let forced = fixture.engine.restore(Self.appID, mode: .forced) { archive in .success(RestorationReport(appID: archive.appID, outcome: .restored)) }
             #expect(forced.outcome == .restored, "\(damage)")
             #expect(try fixture.store.read(Self.appID).restoreAttempts == 0, "\(damage)")
+            #expect(try !fixture.store.read(Self.appID).restoreAttemptRecordIsDamaged, "\(damage)")
             var status = stat()
             #expect(lstat(record.string, &status) == -1 && errno == ENOENT, "\(damage): the record is still there")
         }
@@ -181,7 +183,7 @@ import Testing
         archive.restoreAttempts = .max
         try fixture.store.write(archive)
         try fixture.store.update(Self.appID) { $0.restoreAttempts = .max }
-        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: .max))
+        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: .max, recordIsDamaged: false))
         let report = fixture.engine.restore(Self.appID, mode: .forced) { archive in
             #expect(archive.restoreAttempts == .max)
             return .success(RestorationReport(appID: archive.appID, outcome: .restored))
