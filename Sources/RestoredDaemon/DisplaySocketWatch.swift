@@ -28,6 +28,10 @@ final class DisplaySocketWatch: @unchecked Sendable {
 
     /// Where X servers make their sockets.
     static let x11Directory = "/tmp/.X11-unix"
+    /// How often restored looks for a desktop where no display socket can
+    /// be watched: a desktop that starts no `graphical-session.target` (a
+    /// window manager started from a console) is seen no later.
+    static let lookInterval = Duration.seconds(60)
 
     private let descriptor: Int32
     private let source: any DispatchSourceRead
@@ -40,7 +44,7 @@ final class DisplaySocketWatch: @unchecked Sendable {
     init?(runtimeDirectory: String?, problem: (String) -> Void, changed: @escaping @Sendable (Change) -> Void) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard descriptor >= 0 else {
-            problem("cannot watch display sockets (inotify_init1: \(String(cString: strerror(errno)))); a desktop that starts no graphical-session.target is found only within two minutes of restored's start; raise fs.inotify.max_user_instances if it is used up, then restart restored")
+            problem("cannot watch display sockets (inotify_init1: \(String(cString: strerror(errno)))); restored looks for a desktop once a minute instead (one that starts graphical-session.target is seen at once); raise fs.inotify.max_user_instances if it is used up, then restart restored")
             return nil
         }
         var directories: [Int32: Bool] = [:]
