@@ -44,7 +44,7 @@ public struct ArchiveInspection: Sendable {
         lines.append("\(archive.appID)")
         lines.append("  generation \(archive.generation) (\(reading.source.fileName)), \(ByteCount.text(reading.byteCount)), written \(written)")
         lines.append("  app version \(Self.orNone(archive.appVersion)), system \(Self.orNone(archive.systemVersion)), plugin \(Self.orNone(archive.plugin))")
-        let damage = reading.restoreAttemptRecordIsDamaged ? " (its record, \(RestoreAttemptRecord.fileName), cannot be read: restore --force writes it anew)" : ""
+        let damage = reading.restoreAttemptRecordIsDamaged ? " (its record, \(RestoreAttemptRecord.fileName), cannot be read: restored-ctl restore --force \(archive.appID) writes it anew)" : ""
         lines.append("  ignore-snapshot \(archive.ignoresSnapshot ? "yes" : "no"), restore attempts \(reading.restoreAttempts)\(damage)")
         if let snapshot = archive.snapshot {
             lines.append("  snapshot \(snapshot.mediaType), \(ByteCount.text(snapshot.data.count))")

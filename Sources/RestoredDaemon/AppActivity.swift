@@ -73,7 +73,7 @@ public struct AppActivity: Hashable, Sendable {
             self.init(outcome, trigger: trigger, detail: reason, time: time)
         case .skippedAfterFailedAttempt(let attempts, let recordIsDamaged):
             let detail = recordIsDamaged
-                ? "its record of restore attempts (\(RestoreAttemptRecord.fileName)) cannot be read, which counts as a restore that never finished (R15); a forced restore writes it anew"
+                ? "its record of restore attempts (\(RestoreAttemptRecord.fileName)) cannot be read, which counts as a restore that never finished (R15); restored-ctl restore --force \(report.appID) writes it anew"
                 : "\(attempts) restore(s) started and never finished (R15)"
             self.init(outcome, trigger: trigger, detail: detail, generation: generation, time: time)
         case .declined:

@@ -207,7 +207,9 @@ public struct RestorationEngine: Sendable {
         // R15: a restore that started and never finished blocks the automatic one.
         let attempts = reading.restoreAttempts
         if attempts > 0 && mode == .automatic {
-            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: attempts, recordIsDamaged: reading.restoreAttemptRecordIsDamaged))
+            // The damaged record is the cause only where the header counts none.
+            let damaged = reading.restoreAttemptRecordIsDamaged && archive.restoreAttempts == 0
+            var report = RestorationReport(appID: appID, outcome: .skippedAfterFailedAttempt(attempts: attempts, recordIsDamaged: damaged))
             report.generation = archive.generation
             report.issues = earlyIssues
             return log(report)
@@ -228,10 +230,12 @@ public struct RestorationEngine: Sendable {
             report = finished
         case .failure(let interruption):
             // R15: it did not finish; the count stays for the next start,
-            // unless it never began (no plugin code ran).
+            // unless it never began (no plugin code ran). A damaged record
+            // is not written back as a count of its own: the forced restore
+            // was asked for, and the header's count is what holds.
             if !interruption.started {
                 do {
-                    try store.setRestoreAttempts(attempts, for: reading)
+                    try store.setRestoreAttempts(reading.restoreAttemptRecordIsDamaged ? archive.restoreAttempts : attempts, for: reading)
                 } catch {
                     earlyIssues.append(EngineIssue(appID: appID, path: nil, rule: "R15", message: "the restore never began, but its attempt could not be taken back: \(error)"))
                 }

@@ -20,7 +20,7 @@ import Testing
         let record = fixture.state + "/" + ControlFixture.notes + "/archive.attempts"
         try Data("not a record".utf8).write(to: URL(fileURLWithPath: record))
         let damaged = try await fixture.ctl("show", ControlFixture.notes, "--state-dir", fixture.state)
-        #expect(damaged.output.contains("restore attempts 1 (its record, archive.attempts, cannot be read: restore --force writes it anew)"), "\(damaged.output)")
+        #expect(damaged.output.contains("restore attempts 1 (its record, archive.attempts, cannot be read: restored-ctl restore --force \(ControlFixture.notes) writes it anew)"), "\(damaged.output)")
         try FileManager.default.removeItem(atPath: record)
 
         let verify = try await fixture.ctl("verify", "--state-dir", fixture.state)

@@ -150,6 +150,24 @@ import Testing
         }
     }
 
+    @Test("R15: a damaged record beside a header that counts is no cause of its own (the skip says the header's count), and a forced restore that never began leaves the header's count, not the damaged record's one")
+    func aDamagedRecordBesideAHeaderCount() throws {
+        let fixture = try Self.fixture()
+        let record = fixture.store.appDirectory(for: Self.appID).appending(RestoreAttemptRecord.fileName)
+        try fixture.store.update(Self.appID) { $0.restoreAttempts = 3 }
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: record.string))
+        #expect(try fixture.store.read(Self.appID).restoreAttemptRecordIsDamaged)
+        #expect(fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }.outcome == .skippedAfterFailedAttempt(attempts: 3, recordIsDamaged: false))
+
+        let alone = try Self.fixture()
+        let aloneRecord = alone.store.appDirectory(for: Self.appID).appending(RestoreAttemptRecord.fileName)
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: aloneRecord.string))
+        _ = alone.engine.restore(Self.appID, mode: .forced) { _ in .failure(WalkInterruption(reason: "quarantined", started: false)) }
+        let reading = try alone.store.read(Self.appID)
+        #expect(reading.restoreAttempts == 0)
+        #expect(!reading.restoreAttemptRecordIsDamaged)
+    }
+
     @Test("R15: discarding an app's archives removes its record of attempts too")
     func discardRemovesTheRecord() throws {
         let fixture = try Self.fixture()
