@@ -17,7 +17,7 @@ import X11Client
 /// ``Phase/ending`` (the desktop said it ends, the apps were saved, the
 /// display is still there).
 ///
-/// It follows events, never a clock. Every source sends a ``Signal`` into
+/// It follows events, and a clock only where it must (below). Every source sends a ``Signal`` into
 /// one stream, handled in order (``run()``):
 /// - the user manager (``UserManagerWatch``): `graphical-session.target`
 ///   going active or stopping, a job done;
@@ -47,7 +47,10 @@ import X11Client
 /// is followed (their address or socket is often exported after the
 /// display); while a desktop ends, the same looks see its display go when
 /// no socket event says so. Each look is three calls to the user manager
-/// and a connect. With nothing happening, nothing runs.
+/// and a connect. With nothing happening, nothing runs; except where no
+/// display socket can be watched (inotify used up): then
+/// ``Signal/lookOnceAMinute`` looks while no desktop runs, or one runs
+/// whose session manager or window manager is not followed.
 actor DesktopSession {
     /// The desktop's phase.
     enum Phase: String, Sendable {
@@ -64,6 +67,9 @@ actor DesktopSession {
         /// Something that may start or change a desktop: look now
         /// (`settling`: and again over the next two minutes).
         case look(String, settling: Bool)
+        /// The look of each minute where no display socket can be watched:
+        /// made only while a look could find something new.
+        case lookOnceAMinute
         /// A display's socket was made.
         case displayAppeared(String)
         /// A display's socket was removed.
@@ -148,6 +154,8 @@ actor DesktopSession {
     /// The display of the desktop that ended, while its server runs on:
     /// it is no new desktop until its socket is made again or the target starts.
     private var endedDisplay: String?
+    /// When the desktop on ``endedDisplay`` ended.
+    private var endedTime = Date.distantPast
     /// Whether the running desktop's session manager or window manager is followed.
     private var channelFollowed = false
     /// When the running desktop said it ends.
@@ -220,6 +228,10 @@ actor DesktopSession {
         case .look(let why, let settling):
             await look(why)
             if settling { settleIfLooking() }
+        case .lookOnceAMinute:
+            if phase == .none || (phase == .running && !channelFollowed) {
+                await look("a look once a minute, as display sockets cannot be watched")
+            }
         case .displayAppeared(let display):
             sawEvent = true
             if phase != .none, Self.same(desktop?.display, display) {
@@ -301,8 +313,10 @@ actor DesktopSession {
         case .none:
             guard found.isDesktop else { return }
             // The display of the desktop that ended is no new desktop until
-            // its server starts again (its socket made anew) or the target does.
-            if let display = found.display, display == endedDisplay { return }
+            // its server starts again (its socket made anew, seen by its
+            // event or, without inotify, by its time) or the target does.
+            if let display = found.display, display == endedDisplay,
+               !Self.socketMade(of: display, runtimeDirectory: probe.runtimeDirectory, after: endedTime) { return }
             let new = sawEvent || found.display.map { Self.socketMade(of: $0, runtimeDirectory: probe.runtimeDirectory, after: started) } == true
             let trigger: ActivityTrigger = startTrigger == .recovery && !new ? .recovery : .login
             let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: why)
@@ -385,6 +399,7 @@ actor DesktopSession {
         desktop = nil
         phase = .none
         endedDisplay = ended.display
+        endedTime = Date()
         published.withLock { $0.lastEnd = End(reason: reason, time: Date()) }
         publish()
         logger.info("the desktop on \(ended.description) ended: \(reason)")

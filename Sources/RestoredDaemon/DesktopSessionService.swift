@@ -33,9 +33,10 @@ struct DesktopSessionService: Service {
         // Without them, a look once a minute (one wake-up a minute, then only).
         let looks = sockets == nil ? Task {
             while (try? await Task.sleep(for: DisplaySocketWatch.lookInterval)) != nil {
-                send(.look("a look once a minute, as display sockets cannot be watched", settling: false))
+                send(.lookOnceAMinute)
             }
         } : nil
+        defer { looks?.cancel() }
         if let systemBus, !(await LogindUserWatch.start(on: systemBus, send: send)) {
             logger.info("logind does not say who the user is: a lingering user's desktop ends by its display alone")
         }
@@ -49,7 +50,6 @@ struct DesktopSessionService: Service {
             session.finish()
         }
         sockets?.stop()
-        looks?.cancel()
         logoutSignals.stop()
     }
 }

@@ -9,10 +9,11 @@ public final class VirtualDisplay {
     private let server: ChildProcess
     private let windowManager: ChildProcess?
 
-    /// Starts Xvfb on a free display, and openbox on it with `windowManager`.
-    public init(log: String, windowManager: Bool = false) throws {
-        var number = Int.random(in: 200 ... 900)
-        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
+    /// Starts Xvfb on a free display (or on display `number`, which the
+    /// caller knows to be free), and openbox on it with `windowManager`.
+    public init(log: String, windowManager: Bool = false, number chosen: Int? = nil) throws {
+        var number = chosen ?? Int.random(in: 200 ... 900)
+        while chosen == nil, FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
         display = ":\(number)"
         server = try ChildProcess("/usr/bin/Xvfb", [display, "-nolisten", "tcp", "-screen", "0", "1280x800x24"], log: log)
         // The server takes clients once a connection succeeds (its socket
