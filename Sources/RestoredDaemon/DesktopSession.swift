@@ -76,6 +76,9 @@ actor DesktopSession {
         case displayRemoved(String)
         /// The connection held to the running desktop's display closed.
         case displayClosed(String)
+        /// The hold (its identity) of the running desktop's display could
+        /// make no connection.
+        case displayHoldFailed(ObjectIdentifier)
         /// `graphical-session.target` is active (true) or not.
         case target(active: Bool)
         /// logind's state of the user changed (`active`, `online`, `lingering`, `closing`).
@@ -245,6 +248,14 @@ actor DesktopSession {
             if display == endedDisplay { endedDisplay = nil }
             guard phase != .none, Self.same(desktop?.display, display) else { return }
             await end("its display \(display) went away")
+        case .displayHoldFailed(let identity):
+            // Held again at the next look; a display that takes no
+            // connection now is gone (no socket event may come to say so).
+            guard let hold, ObjectIdentifier(hold) == identity, let desktop, let display = desktop.display else { return }
+            self.hold = nil
+            if GraphicalSession.reachableDisplay(desktop.variables, runtimeDirectory: probe.runtimeDirectory) == nil {
+                await end("its display \(display) went away")
+            }
         case .target(let active):
             if active {
                 sawEvent = true
@@ -380,7 +391,8 @@ actor DesktopSession {
         // restored's own variables under the desktop's: HOME finds ~/.Xauthority.
         let variables = probe.environment.merging(desktop.variables) { _, desktop in desktop }
         let held = DisplayHold(display: display, variables: variables, runtimeDirectory: probe.runtimeDirectory)
-        held.watch { [input] in input.yield(.displayClosed(display)) }
+        let identity = ObjectIdentifier(held)
+        held.watch(closed: { [input] in input.yield(.displayClosed(display)) }, failed: { [input] in input.yield(.displayHoldFailed(identity)) })
         hold = held
     }
 

@@ -35,12 +35,18 @@ final class DisplayHold: Sendable {
     }
 
     /// Connects on the hold's queue and calls `closed` once there when the
-    /// display closes the connection; never after ``release()``, nor when
-    /// no connection could be made (the display's socket events say then).
-    func watch(closed: @escaping @Sendable () -> Void) {
+    /// display closes the connection, or `failed` when no connection could
+    /// be made (a display gone already, or too slow to answer on a loaded
+    /// machine); neither after ``release()``.
+    func watch(closed: @escaping @Sendable () -> Void, failed: @escaping @Sendable () -> Void) {
         queue.async { [self] in
-            guard let gone = hold() else { return }
-            if gone && !released.isSignalled { closed() }
+            let gone = hold()
+            guard !released.isSignalled else { return }
+            switch gone {
+            case true?: closed()
+            case nil: failed()
+            case false?: break
+            }
         }
     }
 

@@ -310,12 +310,17 @@ import TmuxControl
         try await manager.systemctl(["set-environment", "DISPLAY=\(display)"])
         let found = "the desktop is there: \(display) (a look once a minute, as display sockets cannot be watched)"
         try await LogindInhibitorTests.eventually(within: .seconds(90)) { log().contains(found) }
+        #expect(log().contains(found), "\(log())")
 
-        // Its X server exits; the next one is started on the same display.
+        // Its X server exits (heard on restored's connection to it, or, where
+        // a loaded machine let that connection fail, by the next look); the
+        // next server is started on the same display.
         first = nil
-        try await LogindInhibitorTests.eventually(within: .seconds(30)) { log().contains("the desktop on \(display) ended") }
+        try await LogindInhibitorTests.eventually(within: .seconds(90)) { log().contains("the desktop on \(display) ended") }
+        #expect(log().contains("the desktop on \(display) ended"), "\(log())")
         let second = try VirtualDisplay(log: manager.directory + "/xvfb-2.log", number: Int(display.dropFirst())!)
         try await LogindInhibitorTests.eventually(within: .seconds(90)) { log().components(separatedBy: found).count == 3 }
+        #expect(log().components(separatedBy: found).count == 3, "\(log())")
         #expect(second.display == display)
     }
 
