@@ -246,6 +246,13 @@ final class ArchiveDirectory {
         try context.fileSystem.open(name, in: directory, .readOnly, options: [.noFollow, .nonBlocking])
     }
 
+    /// Opens the file `name` to read and write it in place, not following
+    /// a symbolic link and not blocking on a FIFO; the caller tells its
+    /// errors apart.
+    func openFileForUpdate(_ name: String) throws(Errno) -> FileDescriptor {
+        try context.fileSystem.open(name, in: directory, .readWrite, options: [.noFollow, .nonBlocking])
+    }
+
     /// The status of `name` in the directory (a symbolic link not
     /// followed); nil when there is no such name.
     func status(of name: String) throws(ArchiveStoreError) -> FileSystem.Status? {

@@ -248,15 +248,24 @@ public struct ArchiveStore: Sendable {
     // MARK: - Restore attempts (R15)
 
     /// Sets the restores counted as started and not finished for the
-    /// archive `reading` read (R15) to `count`, atomically and durably; the
-    /// counts of the app's other archives stay as they are.
+    /// archive `reading` read (R15) to `count`, durably; the counts of the
+    /// app's other archives stay as they are.
     ///
     /// The count goes to the app's record (``RestoreAttemptRecord``), beside
     /// the archives, not into the archive: a restore counts its attempt and
     /// takes it back without rewriting the archive. Only an archive whose
     /// header holds a count above `count` (from a build before the record)
-    /// is rewritten, once, as the generation that was read. A record left
-    /// with no count is removed.
+    /// is rewritten, once, as the generation that was read.
+    ///
+    /// The record's file is rewritten in place and flushed (`fdatasync`):
+    /// its size never changes, so that is one block, and a record that
+    /// counts nothing stays as a file that says so. Only where there is
+    /// no such file of its own (the first restore, a symbolic link, a file
+    /// of another size or with a second name) is the record installed as
+    /// an archive is, by a new file renamed over the name. A rewrite cut
+    /// short by a power cut can leave a record that does not read, which
+    /// counts one attempt: the automatic restore is skipped once, and says
+    /// why (R15 errs on that side).
     public func setRestoreAttempts(_ count: UInt32, for reading: EncodedArchiveReading) throws(ArchiveStoreError) {
         let archive = reading.archive
         if archive.restoreAttempts > count {
@@ -264,18 +273,15 @@ public struct ArchiveStore: Sendable {
         }
         let appDirectory = try prepareAppDirectory(for: archive.appID, action: .update)
         let name = RestoreAttemptRecord.fileName
-        let record = restoreAttemptRecord(in: appDirectory)
-        let updated = record.settingAttempts(count, forGeneration: archive.generation)
-        guard updated != record else { return }
-        if updated.isEmpty {
-            if try appDirectory.unlink(name) {
-                try appDirectory.sync()
-            }
+        let held = RestoreAttemptFile(in: appDirectory, forUpdate: true)
+        let updated = held.record.settingAttempts(count, forGeneration: archive.generation)
+        guard updated != held.record else { return }
+        if held.isRewritableInPlace {
+            try held.rewriteInPlace(with: updated, in: appDirectory)
         } else {
             let replacement = ArchiveFileReplacement(directory: appDirectory)
             replacement.removeLeftovers()
-            let exists = try appDirectory.status(of: name) != nil
-            try replacement.install(updated.encoded, over: name, rotatingTo: nil, targetExists: exists, previousExists: false)
+            try replacement.install(updated.encoded, over: name, rotatingTo: nil, targetExists: !held.isAbsent, previousExists: false)
         }
     }
 
@@ -283,22 +289,7 @@ public struct ArchiveStore: Sendable {
     /// damaged when it cannot be read (a symbolic link, an I/O error, not
     /// a record), which counts one attempt for any archive.
     private func restoreAttemptRecord(in appDirectory: ArchiveDirectory) -> RestoreAttemptRecord {
-        let fileSystem = appDirectory.context.fileSystem
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try appDirectory.openFileForReading(RestoreAttemptRecord.fileName)
-        } catch where error == .noSuchFileOrDirectory {
-            return RestoreAttemptRecord()
-        } catch {
-            return RestoreAttemptRecord(decoding: [])
-        }
-        defer { try? fileSystem.close(descriptor) }
-        guard let status = try? fileSystem.fstat(descriptor), status.kind == .regular,
-              status.size <= Int64(RestoreAttemptRecord.maximumSize), let bytes = try? fileSystem.readAll(descriptor)
-        else {
-            return RestoreAttemptRecord(decoding: [])
-        }
-        return RestoreAttemptRecord(decoding: bytes)
+        RestoreAttemptFile(in: appDirectory, forUpdate: false).record
     }
 
     /// The restore attempts that hold for the archive of `generation`

@@ -17,10 +17,13 @@ public struct FileSystem: Sendable {
         case open
         /// Reading a whole file (`read(2)` until end of file).
         case read
-        /// Writing a whole buffer (`write(2)` until all is written).
+        /// Writing a whole buffer (`write(2)`, or `pwrite(2)` at an offset,
+        /// until all is written).
         case write
         /// `fsync(2)` of a file.
         case fsync
+        /// `fdatasync(2)` of a file: its data and size, not its times.
+        case fdatasync
         /// `fchmod(2)`.
         case fchmod
         /// `close(2)`.
@@ -54,6 +57,7 @@ public struct FileSystem: Sendable {
             case .read: "read"
             case .write: "write"
             case .fsync: "fsync"
+            case .fdatasync: "fdatasync"
             case .fchmod: "chmod"
             case .close: "close"
             case .rename: "rename"
@@ -117,13 +121,16 @@ public struct FileSystem: Sendable {
         public var ownerID: UInt32
         /// The size in bytes.
         public var size: Int64
+        /// The number of names the file has (its hard links).
+        public var linkCount: Int
 
         /// Creates a status.
-        public init(kind: Kind, permissions: FilePermissions, ownerID: UInt32, size: Int64) {
+        public init(kind: Kind, permissions: FilePermissions, ownerID: UInt32, size: Int64, linkCount: Int = 1) {
             self.kind = kind
             self.permissions = permissions
             self.ownerID = ownerID
             self.size = size
+            self.linkCount = linkCount
         }
     }
 
@@ -229,11 +236,24 @@ public struct FileSystem: Sendable {
     /// Writes all of `bytes` to `descriptor`, looping over partial writes.
     public func writeAll(_ bytes: [UInt8], to descriptor: FileDescriptor) throws(Errno) {
         try interceptor(Call(operation: .write))
+        try Self.writeFully(bytes) { start, count, _ in Glibc.write(descriptor.rawValue, start, count) }
+    }
+
+    /// Writes all of `bytes` to `descriptor` at `offset` (`pwrite(2)`,
+    /// looping over partial writes), leaving the descriptor's offset as it is.
+    public func writeAll(_ bytes: [UInt8], to descriptor: FileDescriptor, atOffset offset: Int64) throws(Errno) {
+        try interceptor(Call(operation: .write))
+        try Self.writeFully(bytes) { start, count, written in
+            Glibc.pwrite(descriptor.rawValue, start, count, off_t(offset) + off_t(written))
+        }
+    }
+
+    /// Calls `write` with what is left of `bytes` (its start, its length
+    /// and how much is written) until all is written, retrying on `EINTR`.
+    private static func writeFully(_ bytes: [UInt8], _ write: (UnsafeRawPointer, Int, Int) -> Int) throws(Errno) {
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor.rawValue, buffer.baseAddress! + written, buffer.count - written)
-            }
+            let result = bytes.withUnsafeBytes { buffer in write(buffer.baseAddress! + written, buffer.count - written, written) }
             if result < 0 {
                 let code = Glibc.errno
                 if code == EINTR { continue }
@@ -244,6 +264,14 @@ public struct FileSystem: Sendable {
             }
             written += result
         }
+    }
+
+    /// Flushes the data of the file behind `descriptor` (and its size, where
+    /// it changed) to stable storage, not its times: all a file rewritten
+    /// in place needs.
+    public func fdatasync(_ descriptor: FileDescriptor) throws(Errno) {
+        try interceptor(Call(operation: .fdatasync))
+        try Self.retrying { Glibc.fdatasync(descriptor.rawValue) }
     }
 
     /// Flushes the file behind `descriptor` to stable storage.
@@ -386,7 +414,8 @@ public struct FileSystem: Sendable {
             kind: kind,
             permissions: FilePermissions(rawValue: raw.st_mode & 0o7777),
             ownerID: raw.st_uid,
-            size: Int64(raw.st_size)
+            size: Int64(raw.st_size),
+            linkCount: Int(raw.st_nlink)
         )
     }
 

@@ -5,7 +5,8 @@
 /// when the walk finishes. Counted in the archive's header, each restore
 /// rewrote the whole archive twice, durably: two copies, two checksums and
 /// two flushes of every app's archive at every login, most of restored's
-/// share of the login restore. This record is 24 bytes for one archive.
+/// share of the login restore. The record is 24 bytes for one archive,
+/// in a file of 108 (``fileSize``).
 ///
 /// The record counts per generation: a restore of one archive (the last
 /// complete one, the previous generation) never changes another's count,
@@ -17,18 +18,30 @@
 ///
 /// The file: the magic `RSRA`, the format version (1) and the number of
 /// entries (16-bit each), each entry's count (32-bit) and generation
-/// (64-bit), and the CRC-32C of everything before it; little-endian. A
-/// record that does not read so (a damaged disk, a hand-made file) counts
-/// one attempt for whatever archive is read: R15 errs on the side of not
-/// running a restore that may crash again, and the archive is kept for a
-/// manual `restored-ctl restore --force`, which writes the record anew.
+/// (64-bit), and the CRC-32C of everything before it; little-endian; then
+/// zero bytes up to ``fileSize``. Every record fills the same
+/// ``fileSize`` bytes, so the file is rewritten in place, its size never
+/// changing, and stays when it counts nothing: a restore writes one block
+/// and flushes it, twice, where a new file and a removal cost the file
+/// system an inode, a rename and two flushes of the directory each (see
+/// ``ArchiveStore/setRestoreAttempts(_:for:)``). A record without the
+/// padding (written before it) reads the same.
+///
+/// A record that does not read so (a damaged disk, a hand-made file, a
+/// rewrite cut short by a power cut) counts one attempt for whatever
+/// archive is read: R15 errs on the side of not running a restore that
+/// may crash again, and the archive is kept for a manual
+/// `restored-ctl restore --force`, which writes the record anew.
 public struct RestoreAttemptRecord: Hashable, Sendable {
     /// The record's name in the app's directory.
     public static let fileName = "archive.attempts"
     /// The most generations a record keeps.
     public static let maximumEntries = 8
-    /// The largest record file, in bytes.
+    /// The largest record, in bytes.
     public static let maximumSize = headerSize + maximumEntries * entrySize + 4
+    /// The size of the file every record is written as: the largest
+    /// record, so that a rewrite never changes it.
+    public static let fileSize = maximumSize
     private static let headerSize = 8
     private static let entrySize = 12
     private static let magic: [UInt8] = Array("RSRA".utf8)
@@ -59,7 +72,7 @@ public struct RestoreAttemptRecord: Hashable, Sendable {
         attemptsByGeneration = entries
     }
 
-    /// Whether the record counts nothing: there is no need for its file.
+    /// Whether the record counts nothing (and is not damaged).
     public var isEmpty: Bool { !isDamaged && attemptsByGeneration.isEmpty }
 
     /// The attempts this record counts for the archive of `generation`.
@@ -79,12 +92,12 @@ public struct RestoreAttemptRecord: Hashable, Sendable {
         return RestoreAttemptRecord(attemptsByGeneration: counts)
     }
 
-    /// The file's bytes, entries by generation (a damaged record encodes
-    /// as no entries).
+    /// The file's bytes: the record, entries by generation (a damaged
+    /// record encodes as no entries), then zeros up to ``fileSize``.
     public var encoded: [UInt8] {
         let entries = isDamaged ? [] : attemptsByGeneration.sorted { $0.key < $1.key }
         var bytes = Self.magic
-        bytes.reserveCapacity(Self.headerSize + entries.count * Self.entrySize + 4)
+        bytes.reserveCapacity(Self.fileSize)
         func append<Value: FixedWidthInteger>(_ value: Value) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
@@ -95,6 +108,7 @@ public struct RestoreAttemptRecord: Hashable, Sendable {
             append(generation)
         }
         append(CRC32C.checksum(bytes))
+        bytes.append(contentsOf: repeatElement(0, count: Self.fileSize - bytes.count))
         return bytes
     }
 
@@ -105,7 +119,8 @@ public struct RestoreAttemptRecord: Hashable, Sendable {
         else { return nil }
         let count = Int(load(UInt16.self, bytes, 6))
         let end = headerSize + count * entrySize
-        guard count <= maximumEntries, bytes.count == end + 4,
+        // The record, then nothing or zeros up to the file's size.
+        guard count <= maximumEntries, bytes.count == end + 4 || (bytes.count == fileSize && !bytes[(end + 4)...].contains { $0 != 0 }),
               load(UInt32.self, bytes, end) == CRC32C.checksum(Array(bytes[0..<end]))
         else { return nil }
         var entries: [UInt64: UInt32] = [:]

@@ -188,4 +188,57 @@ struct FaultInjectionTests {
         #expect(failure.operation == .read)
         try setup.expectUnchanged()
     }
+
+    @Test("R15: the record of attempts is rewritten in place, one write and one fdatasync of its file; a failed one is one line naming the file and the call, and the count reads as before it or as written", arguments: [FileSystem.Operation.write, .fdatasync])
+    func attemptRecordRewrittenInPlace(failing operation: FileSystem.Operation) throws {
+        let setup = try Setup()
+        // The samples' header counts 1, which no count below rewrites.
+        let reading = try setup.store.readEncoded(Samples.notes)
+        try setup.store.setRestoreAttempts(2, for: reading)
+        let record = setup.appDirectory.appending(RestoreAttemptRecord.fileName)
+
+        let calls = Mutex<[FileSystem.Call]>([])
+        let logging = ArchiveStore(directory: setup.store.directory, fileSystem: .live.intercepting { call in calls.withLock { $0.append(call) } })
+        try logging.setRestoreAttempts(3, for: reading)
+        let log = calls.withLock { $0 }
+        #expect(log.filter { $0.operation == .write }.count == 1, "\(log)")
+        #expect(log.filter { $0.operation == .fdatasync }.count == 1, "\(log)")
+        for operation in [FileSystem.Operation.createTemporaryFile, .rename, .unlink, .syncDirectory, .fsync] {
+            #expect(!log.contains { $0.operation == operation }, "\(operation) in \(log)")
+        }
+        #expect(try setup.store.readEncoded(Samples.notes).restoreAttempts == 3)
+
+        let store = setup.failing(operation, with: .ioError)
+        let error = #expect(throws: ArchiveStoreError.self) { try store.setRestoreAttempts(4, for: reading) }
+        guard case .systemCall(let failure)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
+        #expect(failure.operation == operation)
+        #expect(failure.path == record)
+        #expect(!failure.description.contains("\n"))
+        #expect(failure.description.contains("\(operation) of \(record)"), "\(failure.description)")
+        let after = try setup.store.readEncoded(Samples.notes).restoreAttempts
+        #expect(operation == .write ? after == 3 : after == 4, "a failed write leaves the count before; a failed flush, the new one in the page cache")
+    }
+
+    @Test("R15: a record that cannot be opened for writing (EACCES: mode 0400 for a user who is not root) still gives its counts, for its archive and the others; it is replaced by one that keeps every count")
+    func attemptRecordThatCannotBeWritten() throws {
+        let setup = try Setup()
+        let reading = try setup.store.readEncoded(Samples.notes)
+        let generation = reading.archive.generation
+        let record = setup.appDirectory.appending(RestoreAttemptRecord.fileName)
+        let counted = RestoreAttemptRecord(attemptsByGeneration: [generation - 1: 1])
+        try Data(counted.encoded).write(to: URL(fileURLWithPath: record.string))
+        // The first open of the record is the one for writing.
+        let opens = Mutex(0)
+        let store = ArchiveStore(directory: setup.store.directory, fileSystem: .live.intercepting { call throws(Errno) in
+            guard call.operation == .open, call.path == record else { return }
+            if opens.withLock({ count in count += 1; return count == 1 }) { throw .permissionDenied }
+        })
+        try store.setRestoreAttempts(2, for: reading)
+        #expect(opens.withLock { $0 } == 2, "opened again, to read")
+        let after = RestoreAttemptRecord(decoding: Array(try Data(contentsOf: URL(fileURLWithPath: record.string))))
+        #expect(after == counted.settingAttempts(2, forGeneration: generation), "the previous archive's count is kept")
+    }
 }

@@ -40,28 +40,67 @@ import Testing
         try Self.expectAutomaticRestoreWalks(fixture)
     }
 
-    @Test("R15: the walk gets the archive file's bytes as they are; the attempt is counted in the archive's record beside it during the walk, and none after; the archive file is never rewritten")
+    @Test("R15: the walk gets the archive file's bytes as they are; the attempt is counted in the archive's record beside it during the walk, and none after; the archive file is never rewritten, and the record's file is rewritten in place")
     func theWalkGetsTheFileAsItIs() throws {
         let fixture = try Self.fixture()
         let stored = try fixture.store.readEncoded(Self.appID).archive
         let file = fixture.store.file(for: Self.appID, generation: .current)
         let record = fixture.store.appDirectory(for: Self.appID).appending(RestoreAttemptRecord.fileName)
         let inode = try Self.inode(of: file)
-        var during: EncodedArchive?
-        let report = fixture.engine.restore(Self.appID) { archive in
-            during = archive
-            #expect((try? fixture.store.readEncoded(Self.appID))?.restoreAttempts == 1)
-            #expect((try? fixture.store.summary(of: Self.appID))?.restoreAttempts == 1)
-            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: record.string))).map(Array.init) ?? []
-            #expect(RestoreAttemptRecord(decoding: bytes) == RestoreAttemptRecord(attemptsByGeneration: [stored.generation: 1]))
-            return .success(RestorationReport(appID: archive.appID, outcome: .restored))
+        var recordInode: UInt64?
+        for _ in 0..<2 {
+            var during: EncodedArchive?
+            let report = fixture.engine.restore(Self.appID) { archive in
+                during = archive
+                #expect((try? fixture.store.readEncoded(Self.appID))?.restoreAttempts == 1)
+                #expect((try? fixture.store.summary(of: Self.appID))?.restoreAttempts == 1)
+                #expect(Self.record(at: record) == RestoreAttemptRecord(attemptsByGeneration: [stored.generation: 1]))
+                if let recordInode { #expect((try? Self.inode(of: record)) == recordInode, "the record is rewritten in place") }
+                recordInode = try? Self.inode(of: record)
+                return .success(RestorationReport(appID: archive.appID, outcome: .restored))
+            }
+            #expect(report.outcome == .restored)
+            #expect(try #require(during) == stored)
+            #expect(try fixture.store.readEncoded(Self.appID).archive == stored)
+            #expect(try Self.inode(of: file) == inode)
+            #expect(Self.record(at: record) == RestoreAttemptRecord(), "the record stays, and counts nothing")
+            #expect(try Self.inode(of: record) == recordInode, "the record is rewritten in place")
+            #expect(try FileManager.default.attributesOfItem(atPath: record.string)[.size] as? Int == RestoreAttemptRecord.fileSize)
+            #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
         }
-        #expect(report.outcome == .restored)
-        #expect(try #require(during) == stored)
-        #expect(try fixture.store.readEncoded(Self.appID).archive == stored)
-        #expect(try Self.inode(of: file) == inode)
-        #expect(!FileManager.default.fileExists(atPath: record.string))
-        #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
+    }
+
+    @Test("R15: a record that is no file of its own (a second name, the build before's shorter file) is replaced, never written through; what it counted still counts")
+    func aRecordThatIsNoFileOfItsOwnIsReplaced() throws {
+        for kind in ["second name", "shorter file"] {
+            let fixture = try Self.fixture()
+            let generation = try fixture.store.read(Self.appID).archive.generation
+            let record = fixture.store.appDirectory(for: Self.appID).appending(RestoreAttemptRecord.fileName)
+            let elsewhere = fixture.directory.path.appending("record-elsewhere")
+            let counted = RestoreAttemptRecord(attemptsByGeneration: [generation + 1: 2])
+            switch kind {
+            case "second name":
+                try Data(counted.encoded).write(to: URL(fileURLWithPath: record.string))
+                #expect(link(record.string, elsewhere.string) == 0)
+            default:
+                try Data(counted.encoded[0..<24]).write(to: URL(fileURLWithPath: record.string))
+            }
+            let before = try Self.inode(of: record)
+            let report = fixture.engine.restore(Self.appID) { archive in
+                #expect(Self.record(at: record) == counted.settingAttempts(1, forGeneration: generation), "\(kind)")
+                if kind == "second name" {
+                    #expect(Self.record(at: elsewhere) == counted, "the file's other name is never written through")
+                }
+                return .success(RestorationReport(appID: archive.appID, outcome: .restored))
+            }
+            #expect(report.outcome == .restored, "\(kind)")
+            #expect(try Self.inode(of: record) != before, "\(kind): the record is a new file")
+            #expect(Self.record(at: record) == counted, "\(kind): the other archive's count is kept")
+            #expect(try FileManager.default.attributesOfItem(atPath: record.string)[.size] as? Int == RestoreAttemptRecord.fileSize)
+            if kind == "second name" {
+                #expect(Self.record(at: elsewhere) == counted, "the file's other name is unchanged")
+            }
+        }
     }
 
     @Test("R15: an attempt counts for the archive it was counted for: a newer save is restored automatically, and its older archive's count stays with that archive")
@@ -115,7 +154,7 @@ import Testing
         #expect(try fixture.store.read(Self.appID).restoreAttempts == 0)
     }
 
-    @Test("R15: a record of attempts that does not read (damaged, hand-made, a symbolic link) counts one attempt: the automatic restore is skipped, a forced one runs and removes it")
+    @Test("R15: a record of attempts that does not read (damaged, hand-made, a symbolic link) counts one attempt: the automatic restore is skipped, a forced one runs and writes it anew, a file of its own")
     func aDamagedRecordCountsOne() throws {
         for damage in ["garbage", "empty", "wrong checksum", "symbolic link"] {
             let fixture = try Self.fixture()
@@ -129,7 +168,7 @@ import Testing
             case "wrong checksum":
                 // Read as a record, it would count nothing for this archive.
                 var bytes = RestoreAttemptRecord(attemptsByGeneration: [99: 3]).encoded
-                bytes[bytes.count - 1] ^= 0xFF
+                bytes[23] ^= 0xFF
                 try Data(bytes).write(to: URL(fileURLWithPath: record.string))
             default:
                 // A link to a record that, followed, would count nothing for this archive.
@@ -138,6 +177,7 @@ import Testing
                 try FileManager.default.createSymbolicLink(atPath: record.string, withDestinationPath: elsewhere.string)
             }
             #expect(try fixture.store.read(Self.appID).restoreAttempts == 1, "\(damage)")
+            let inodeBefore = try? Self.inode(of: record)
             let skipped = fixture.engine.restore(Self.appID) { _ in .failure(WalkInterruption(reason: "unexpected")) }
             #expect(try fixture.store.read(Self.appID).restoreAttemptRecordIsDamaged, "\(damage)")
             #expect(skipped.outcome == .skippedAfterFailedAttempt(attempts: 1, recordIsDamaged: true), "\(damage)")
@@ -146,7 +186,11 @@ import Testing
             #expect(try fixture.store.read(Self.appID).restoreAttempts == 0, "\(damage)")
             #expect(try !fixture.store.read(Self.appID).restoreAttemptRecordIsDamaged, "\(damage)")
             var status = stat()
-            #expect(lstat(record.string, &status) == -1 && errno == ENOENT, "\(damage): the record is still there")
+            #expect(lstat(record.string, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "\(damage): the record is not a file of its own")
+            #expect(Self.record(at: record) == RestoreAttemptRecord(), "\(damage)")
+            if damage == "wrong checksum" {
+                #expect(try Self.inode(of: record) == inodeBefore, "a damaged record that fills its file is rewritten in place")
+            }
         }
     }
 
@@ -187,6 +231,12 @@ import Testing
         }
         #expect(walked, sourceLocation: sourceLocation)
         #expect(report.outcome == .restored, sourceLocation: sourceLocation)
+    }
+
+    /// The record of attempts in the file at `path` (a damaged one when it
+    /// cannot be read).
+    static func record(at path: FilePath) -> RestoreAttemptRecord {
+        RestoreAttemptRecord(decoding: (try? Data(contentsOf: URL(fileURLWithPath: path.string))).map(Array.init) ?? [])
     }
 
     /// The inode number of `file`.
