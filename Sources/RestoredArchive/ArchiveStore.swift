@@ -368,9 +368,10 @@ public struct ArchiveStore: Sendable {
         if case .sealed(let seal, _) = StoredArchiveFile.load(Generation.lastComplete.fileName, in: appDirectory, of: appID, depth: .seal) {
             lastComplete = seal
         }
+        let attempts = restoreAttempts(header: seal.restoreAttempts, generation: seal.generation, in: appDirectory)
         return ArchiveSummary(
             seal: seal, source: source, byteCount: size, problems: problems, lastComplete: lastComplete,
-            restoreAttempts: restoreAttempts(header: seal.restoreAttempts, generation: seal.generation, in: appDirectory).count
+            restoreAttempts: attempts.count, restoreAttemptRecordIsDamaged: attempts.recordIsDamaged
         )
     }
 

@@ -16,13 +16,19 @@ public struct ArchiveSummary: Hashable, Sendable {
     /// (R15): the larger of its header's count and its record's
     /// (``RestoreAttemptRecord``).
     public var restoreAttempts: UInt32
+    /// Whether the app's record of restore attempts could not be read (a
+    /// damaged file, a symbolic link): it then counts one attempt for every
+    /// archive of the app, until a forced restore writes it anew or a
+    /// discard removes it.
+    public var restoreAttemptRecordIsDamaged: Bool
 
     /// Creates a summary.
     public init(
         seal: ArchiveCodec.Seal, source: ArchiveStore.Generation, byteCount: Int, problems: [ArchiveProblem] = [],
-        lastComplete: ArchiveCodec.Seal? = nil, restoreAttempts: UInt32
+        lastComplete: ArchiveCodec.Seal? = nil, restoreAttempts: UInt32, restoreAttemptRecordIsDamaged: Bool = false
     ) {
         self.restoreAttempts = restoreAttempts
+        self.restoreAttemptRecordIsDamaged = restoreAttemptRecordIsDamaged
         self.seal = seal
         self.source = source
         self.byteCount = byteCount

@@ -9,7 +9,8 @@ import RestoredDBus
 /// JSON shape (`apps --json`): `app`, `plugin` (file or null), `saving`
 /// (trigger or null), `restoring`, `hasArchive`, `generation`, `generationFile`,
 /// `archiveTime` (ISO 8601 or null), `archiveSize`, `ignoreSnapshot`,
-/// `restoreAttempts`, `problem` (or null), `partial` (the archive a restore
+/// `restoreAttempts`, `restoreAttemptRecordDamaged` (the record of attempts
+/// cannot be read, and counts one), `problem` (or null), `partial` (the archive a restore
 /// would read left objects out), `lastComplete` (null, or the `generation`
 /// and `time` of the last complete archive kept beside partial ones),
 /// `last` (null, or `action`, `trigger`, `outcome`, `detail`, `time`,
@@ -77,6 +78,9 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     public var ignoreSnapshot: Bool
     /// Restores started and never finished (R15).
     public var restoreAttempts: UInt32
+    /// Whether the app's record of restore attempts cannot be read (it
+    /// counts one attempt until a forced restore writes it anew).
+    public var restoreAttemptRecordDamaged = false
     /// Why the archive is unusable, or why the current file was passed over.
     @NullEncoded public var problem: String?
     /// Whether the archive a restore would read left objects out.
@@ -103,6 +107,7 @@ public struct AppRecord: Encodable, Hashable, Sendable {
         archiveSize = hasArchive ? fields["ArchiveSize"]?.uint64Value : nil
         ignoreSnapshot = fields["IgnoreSnapshot"]?.boolValue ?? false
         restoreAttempts = UInt32(fields["RestoreAttempts"]?.uint64Value ?? 0)
+        restoreAttemptRecordDamaged = hasArchive && (fields["RestoreAttemptRecordDamaged"]?.boolValue ?? false)
         problem = string("Problem")
         partial = hasArchive && (fields["Partial"]?.boolValue ?? false)
         if let generation = fields["LastComplete"]?.uint64Value, generation > 0 {
@@ -135,6 +140,7 @@ public struct AppRecord: Encodable, Hashable, Sendable {
             archiveSize = UInt64(summary.byteCount)
             ignoreSnapshot = summary.seal.ignoresSnapshot
             restoreAttempts = summary.restoreAttempts
+            restoreAttemptRecordDamaged = summary.restoreAttemptRecordIsDamaged
             problem = summary.problems.isEmpty ? nil : summary.problems.map(\.description).joined(separator: "; ")
             partial = summary.seal.isPartial
             lastComplete = summary.lastComplete.map { LastComplete(generation: $0.generation, time: Timestamps.date(nanoseconds: $0.timestamp)) }

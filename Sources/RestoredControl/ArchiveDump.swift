@@ -6,7 +6,9 @@ public import RestoredState
 ///
 /// JSON shape: `app`, `appVersion`, `systemVersion`, `plugin`, `time` (ISO
 /// 8601), `generation`, `generationFile`, `size`, `ignoreSnapshot`,
-/// `restoreAttempts`, `appState` (entries), `objects` (each `path`,
+/// `restoreAttempts`, `restoreAttemptRecordDamaged` (the record of
+/// attempts cannot be read, and counts one), `appState` (entries),
+/// `objects` (each `path`,
 /// `className`, `restorationClass` or null, `kind` (`child`, `presented`,
 /// `manual`), `state` (entries)), `snapshot` (null, or `mediaType`, `size`,
 /// `data` in base64). An entry is `key`, `type` and `value`; a value of an
@@ -127,6 +129,8 @@ public struct ArchiveDump: Encodable, Sendable {
     public let ignoreSnapshot: Bool
     /// Restores started and not finished.
     public let restoreAttempts: UInt32
+    /// Whether the app's record of restore attempts cannot be read.
+    public let restoreAttemptRecordDamaged: Bool
     /// The app-wide state.
     public let appState: [Entry]
     /// The objects, parents first.
@@ -148,6 +152,7 @@ public struct ArchiveDump: Encodable, Sendable {
         size = reading.byteCount
         ignoreSnapshot = archive.ignoresSnapshot
         restoreAttempts = reading.restoreAttempts
+        restoreAttemptRecordDamaged = reading.restoreAttemptRecordIsDamaged
         appState = Entry.entries(of: archive.appState)
         objects = archive.objects.map { object in
             Object(

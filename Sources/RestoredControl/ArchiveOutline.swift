@@ -6,7 +6,9 @@ import RestoredArchive
 ///
 /// JSON shape: `app`, `generation`, `generationFile`, `size`, `time`,
 /// `appVersion`, `systemVersion`, `plugin`, `ignoreSnapshot`,
-/// `restoreAttempts`, `snapshot` (null, or `mediaType` and `size`),
+/// `restoreAttempts`, `restoreAttemptRecordDamaged` (the record of
+/// attempts cannot be read, and counts one), `snapshot` (null, or
+/// `mediaType` and `size`),
 /// `problems` (lines), `partial`, `leftOut` (the objects the save left
 /// out, each `path` and `reason`), `lastCompleteGeneration` (null, or the
 /// last complete archive kept beside a partial one), `notRestored` (what
@@ -64,6 +66,8 @@ public struct ArchiveOutline: Encodable, Sendable {
     public let ignoreSnapshot: Bool
     /// Restores started and never finished (R15).
     public let restoreAttempts: UInt32
+    /// Whether the app's record of restore attempts cannot be read.
+    public let restoreAttemptRecordDamaged: Bool
     /// The snapshot's kind and size, if any.
     @NullEncoded public var snapshot: SnapshotOutline?
     /// Why the current file was passed over, if it was.
@@ -98,6 +102,7 @@ public struct ArchiveOutline: Encodable, Sendable {
         plugin = archive.plugin
         ignoreSnapshot = archive.ignoresSnapshot
         restoreAttempts = reading.restoreAttempts
+        restoreAttemptRecordDamaged = reading.restoreAttemptRecordIsDamaged
         snapshot = archive.snapshot.map { SnapshotOutline(mediaType: $0.mediaType, size: $0.data.count) }
         problems = reading.problems.map(\.description)
         partial = archive.isPartial

@@ -129,6 +129,7 @@ struct AdminInterface: Sendable {
                 ("ArchiveSize", .uint64(UInt64(summary.byteCount))),
                 ("IgnoreSnapshot", .boolean(summary.seal.ignoresSnapshot)),
                 ("RestoreAttempts", .uint32(summary.restoreAttempts)),
+                ("RestoreAttemptRecordDamaged", .boolean(summary.restoreAttemptRecordIsDamaged)),
                 ("Problem", .string(summary.problems.map(\.description).joined(separator: "; "))),
                 ("Partial", .boolean(summary.seal.isPartial)),
                 ("LastComplete", .uint64(summary.lastComplete?.generation ?? 0)),

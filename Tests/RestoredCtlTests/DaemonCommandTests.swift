@@ -40,6 +40,15 @@ import Testing
         #expect(last["action"] as? String == "save")
         #expect(last["outcome"] as? String == "saved")
         #expect(last["trigger"] as? String == "request")
+        #expect(appsJSON?.first?["restoreAttemptRecordDamaged"] as? Bool == false)
+
+        // R15: ListApps says when the record of restore attempts cannot be read (it counts one).
+        let record = fixture.state + "/" + ControlFixture.notes + "/archive.attempts"
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: record))
+        let damaged = try OfflineCommandTests.parse(try await fixture.ctl("apps", "--json")) as? [[String: Any]]
+        #expect(damaged?.first?["restoreAttempts"] as? Int == 1)
+        #expect(damaged?.first?["restoreAttemptRecordDamaged"] as? Bool == true)
+        try FileManager.default.removeItem(atPath: record)
 
         // show reads restored's own state directory, without the offline note.
         let show = try await fixture.ctl("show", ControlFixture.notes)

@@ -72,6 +72,20 @@ import Testing
         let verify = try Self.parse(try await fixture.ctl("verify", "--json", "--state-dir", fixture.state)) as? [[String: Any]]
         #expect(verify?.first?["ok"] as? Bool == true)
         #expect((verify?.first?["previous"] as? [String: Any])?["generation"] as? Int == 1)
+
+        // R15: a record of restore attempts that cannot be read counts one, and each output says it is the record.
+        #expect(notes["restoreAttempts"] as? Int == 0)
+        #expect(notes["restoreAttemptRecordDamaged"] as? Bool == false)
+        #expect(show?["restoreAttemptRecordDamaged"] as? Bool == false)
+        #expect(dump?["restoreAttemptRecordDamaged"] as? Bool == false)
+        try Data("not a record".utf8).write(to: URL(fileURLWithPath: fixture.state + "/" + ControlFixture.notes + "/archive.attempts"))
+        let damagedApps = try Self.parse(try await fixture.ctl("apps", "--json", "--state-dir", fixture.state)) as? [[String: Any]]
+        let damagedShow = try Self.parse(try await fixture.ctl("show", ControlFixture.notes, "--json", "--state-dir", fixture.state)) as? [String: Any]
+        let damagedDump = try Self.parse(try await fixture.ctl("dump", ControlFixture.notes, "--state-dir", fixture.state)) as? [String: Any]
+        for (output, fields) in [("apps", damagedApps?.first), ("show", damagedShow), ("dump", damagedDump)] {
+            #expect(fields?["restoreAttempts"] as? Int == 1, "\(output)")
+            #expect(fields?["restoreAttemptRecordDamaged"] as? Bool == true, "\(output)")
+        }
     }
 
     @Test("a corrupt archive: verify and show exit 4 naming it")
