@@ -16,8 +16,9 @@ struct RestoreAttemptFile: ~Copyable {
     let record: RestoreAttemptRecord
     /// Whether there is no file of that name.
     let isAbsent: Bool
-    /// The file open for reading and writing, where it can be rewritten in place.
-    private let inPlaceDescriptor: FileDescriptor?
+    /// Whether the file is open for writing and a record fills it, so
+    /// that it can be rewritten in place.
+    let isRewritableInPlace: Bool
     private let opened: FileDescriptor?
     private let fileSystem: FileSystem
 
@@ -30,29 +31,25 @@ struct RestoreAttemptFile: ~Copyable {
         opened = descriptor
         guard let descriptor else {
             record = isAbsent ? RestoreAttemptRecord() : RestoreAttemptRecord(decoding: [])
-            inPlaceDescriptor = nil
+            isRewritableInPlace = false
             return
         }
         guard let status = try? fileSystem.fstat(descriptor), status.kind == .regular,
               status.size <= Int64(RestoreAttemptRecord.maximumSize), let bytes = try? fileSystem.readAll(descriptor)
         else {
             record = RestoreAttemptRecord(decoding: [])
-            inPlaceDescriptor = nil
+            isRewritableInPlace = false
             return
         }
         record = RestoreAttemptRecord(decoding: bytes)
-        let fillsTheFile = bytes.count == RestoreAttemptRecord.fileSize && status.linkCount == 1
-        inPlaceDescriptor = writable && fillsTheFile ? descriptor : nil
+        isRewritableInPlace = writable && bytes.count == RestoreAttemptRecord.fileSize && status.linkCount == 1
     }
-
-    /// Whether the file can be rewritten in place.
-    var isRewritableInPlace: Bool { inPlaceDescriptor != nil }
 
     /// Writes `updated` over the record in place, at the start of the file
     /// (its size stays ``RestoreAttemptRecord/fileSize``), and flushes it
     /// (`fdatasync`); only where ``isRewritableInPlace``.
     func rewriteInPlace(with updated: RestoreAttemptRecord, in directory: ArchiveDirectory) throws(ArchiveStoreError) {
-        guard let descriptor = inPlaceDescriptor else { preconditionFailure("the record's file cannot be rewritten in place") }
+        guard isRewritableInPlace, let descriptor = opened else { preconditionFailure("the record's file cannot be rewritten in place") }
         let name = RestoreAttemptRecord.fileName
         try directory.perform(.write, on: name) { fileSystem throws(Errno) in try fileSystem.writeAll(updated.encoded, to: descriptor, atOffset: 0) }
         try directory.perform(.fdatasync, on: name) { fileSystem throws(Errno) in try fileSystem.fdatasync(descriptor) }
