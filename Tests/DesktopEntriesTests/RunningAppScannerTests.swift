@@ -106,10 +106,8 @@ import Testing
         let parent = Self.cgroupRoot + "/restored-test-\(UUID().uuidString)"
         let unit = "app-restoredtest-org.example.Unit-4242.scope"
         try FileManager.default.createDirectory(atPath: parent + "/" + unit, withIntermediateDirectories: true)
-        defer {
-            try? FileManager.default.removeItem(atPath: parent + "/" + unit)
-            try? FileManager.default.removeItem(atPath: parent)
-        }
+        // Runs last, after the processes in the unit are killed.
+        defer { Self.removeCgroups([parent + "/" + unit, parent]) }
         // It waits to be moved into the unit, then starts a second process there.
         let go = root + "/go"
         let app = try start("while [ ! -e '\(go)' ]; do sleep 0.05; done; sleep 1000 & exec sleep 1000", log: "unit.log")
@@ -130,6 +128,18 @@ import Testing
         #expect(apps.first?.pid == app.pid)
         #expect(apps.first?.evidence == .unit)
         #expect(apps.first?.unit == unit)
+    }
+
+    /// Removes the cgroups at `paths`, innermost first, each once the
+    /// processes killed in it have left it (a killed process is in its
+    /// cgroup until it has exited, and `rmdir` fails with EBUSY till then).
+    static func removeCgroups(_ paths: [String]) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        for path in paths {
+            while rmdir(path) != 0 && errno == EBUSY && ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+        }
     }
 
     func eventually(_ condition: () throws -> Bool) async throws {
