@@ -95,10 +95,16 @@ final class ServerObject: RestorableObject, RestorationClass {
             command, named: "the tmux server \(name)", in: plugin.environment["HOME"].map { FilePath($0) },
             runs: foreground ? .exec : .forking, until: WalkTime.deadline(in: plugin.context, atMost: TmuxPlugin.serverStartBudget)
         )
-        // The server listens once its socket answers (a hang guard, not a speed requirement).
-        let deadline = WalkTime.deadline(in: plugin.context, atMost: .seconds(10))
+        // The server listens once its socket answers (a hang guard, not a
+        // speed requirement). The walk's own time can end the wait sooner:
+        // the error says how long it waited, and which limit ended it.
+        let limit = Duration.seconds(10)
+        let waitStarted = ContinuousClock.now
+        let deadline = WalkTime.deadline(in: plugin.context, atMost: limit)
         while (try? runner.run(["list-sessions"])) == nil {
-            guard ContinuousClock.now < deadline else { throw TmuxError.serverDidNotStart(name: name, within: .seconds(10)) }
+            guard ContinuousClock.now < deadline else {
+                throw TmuxError.serverDidNotStart(name: name, within: deadline - waitStarted, walkTimeEnded: deadline < waitStarted + limit)
+            }
             usleep(20_000)
         }
         plugin.restore.serverStarted(name, placeholderSession: foreground ? nil : (runner, placeholder))

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Why a plugin host could not finish a walk: the helper, not the plugin's
 /// answer. Each is reported for its app, with the cause.
 public enum PluginHostFault: Error, Hashable, Sendable, CustomStringConvertible {
@@ -56,14 +58,5 @@ public enum PluginHostFault: Error, Hashable, Sendable, CustomStringConvertible 
             9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ", 31: "SIGSYS",
         ]
         return names[signal] ?? "signal \(signal)"
-    }
-}
-
-extension Duration {
-    /// `4.5 s`.
-    var formattedSeconds: String {
-        let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-        let tenths = (milliseconds + 50) / 100
-        return "\(tenths / 10).\(tenths % 10) s"
     }
 }

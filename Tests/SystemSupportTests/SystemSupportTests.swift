@@ -14,6 +14,17 @@ import Testing
         #expect(Duration.seconds(Int64.max / 2).pollMilliseconds == .max)
     }
 
+    @Test("A duration in a message: seconds to the nearest tenth, 0.0 s when not positive, whole seconds when too long for milliseconds")
+    func formattedSeconds() {
+        #expect(Duration.seconds(10).formattedSeconds == "10.0 s")
+        #expect(Duration.milliseconds(3240).formattedSeconds == "3.2 s")
+        #expect(Duration.milliseconds(3250).formattedSeconds == "3.3 s")
+        #expect(Duration.milliseconds(49).formattedSeconds == "0.0 s")
+        #expect(Duration.zero.formattedSeconds == "0.0 s")
+        #expect(Duration.milliseconds(-1500).formattedSeconds == "0.0 s")
+        #expect(Duration.seconds(Int64.max / 2).formattedSeconds == "\(Int64.max / 2) s")
+    }
+
     @Test("A program's name is the last component of its path")
     func programNames() {
         #expect(ProgramName.of("/usr/bin/nvim") == "nvim")

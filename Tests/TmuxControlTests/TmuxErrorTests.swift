@@ -44,4 +44,16 @@ import Testing
         }
         #expect(socket == live && command == "select-window" && !message.isEmpty)
     }
+
+    @Test("A server that did not come up says how long it was waited for, and whether the walk's time ended the wait before the server's own limit")
+    func serverDidNotStart() {
+        #expect(
+            TmuxError.serverDidNotStart(name: "default", within: .seconds(10), walkTimeEnded: false).description
+                == "the tmux server default did not come up within 10.0 s"
+        )
+        #expect(
+            TmuxError.serverDidNotStart(name: "work", within: .milliseconds(3240), walkTimeEnded: true).description
+                == "the tmux server work did not come up within 3.2 s, when the walk's time ran out"
+        )
+    }
 }

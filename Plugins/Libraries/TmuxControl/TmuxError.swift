@@ -1,3 +1,4 @@
+import SystemSupport
 public import ProcessSpawning
 public import SystemPackage
 
@@ -17,8 +18,10 @@ public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
     case commandFailed(socket: FilePath, command: String, message: String)
     /// tmux printed output that cannot be read as what was asked for.
     case unreadableOutput(socket: FilePath, detail: String)
-    /// The tmux server did not answer in its time after it was started.
-    case serverDidNotStart(name: String, within: Duration)
+    /// The tmux server did not answer in its time after it was started:
+    /// `within` is how long it was waited for, and `walkTimeEnded` whether
+    /// the walk's own time ended the wait before the server's limit did.
+    case serverDidNotStart(name: String, within: Duration, walkTimeEnded: Bool)
     /// Saved or restored state the plugin cannot use, and why.
     case invalidState(String)
 
@@ -30,7 +33,8 @@ public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noServer(let socket): "tmux on \(socket): no server running"
         case .commandFailed(let socket, let command, let message): "tmux on \(socket): \(command): \(message)"
         case .unreadableOutput(let socket, let detail): "tmux on \(socket) printed \(detail)"
-        case .serverDidNotStart(let name, let limit): "the tmux server \(name) did not come up within \(limit)"
+        case .serverDidNotStart(let name, let waited, let walkTimeEnded):
+            "the tmux server \(name) did not come up within \(waited.formattedSeconds)\(walkTimeEnded ? ", when the walk's time ran out" : "")"
         case .invalidState(let why): why
         }
     }
