@@ -89,28 +89,30 @@ final class ServerObject: RestorableObject, RestorationClass {
         let command = foreground
             ? [runner.executable.string, "-D", "-S", runner.socket.string]
             : [runner.executable.string, "-S", runner.socket.string, "new-session", "-d", "-s", placeholder]
+        // Both waits are hang guards, not speed requirements, and the
+        // walk's own time can end them sooner: each error says how long it
+        // waited, and which limit ended it.
+        let limit = Duration.seconds(10)
+        // A server that is ending (a kill-server a moment ago) still takes
+        // connections on its socket, closing each at once, until it exits:
+        // a tmux started then connects to it as a client and ends with it.
+        var waitStarted = ContinuousClock.now
+        var deadline = WalkTime.deadline(in: plugin.context, atMost: limit)
+        guard Waiting.forSocketRelease(runner.socket, until: deadline) else {
+            throw TmuxError.socketHeld(name: name, socket: runner.socket, within: deadline - waitStarted, walkTimeEnded: deadline < waitStarted + limit)
+        }
         // Every wait of the start, D-Bus calls included, ends by its
         // budget's end, and by the walk's.
         _ = try plugin.launcher.launch(
             command, named: "the tmux server \(name)", in: plugin.environment["HOME"].map { FilePath($0) },
             runs: foreground ? .exec : .forking, until: WalkTime.deadline(in: plugin.context, atMost: TmuxPlugin.serverStartBudget)
         )
-        // The server listens once its socket answers (a hang guard, not a
-        // speed requirement). The walk's own time can end the wait sooner:
-        // the error says how long it waited, and which limit ended it.
-        let limit = Duration.seconds(10)
-        let waitStarted = ContinuousClock.now
-        let deadline = WalkTime.deadline(in: plugin.context, atMost: limit)
-        while (try? runner.run(["list-sessions"])) == nil {
-            guard ContinuousClock.now < deadline else {
-                throw TmuxError.serverDidNotStart(name: name, within: deadline - waitStarted, walkTimeEnded: deadline < waitStarted + limit)
-            }
-            usleep(20_000)
+        // The server listens once its socket answers.
+        waitStarted = ContinuousClock.now
+        deadline = WalkTime.deadline(in: plugin.context, atMost: limit)
+        guard Waiting.until(deadline, { (try? runner.run(["list-sessions"])) != nil }) else {
+            throw TmuxError.serverDidNotStart(name: name, within: deadline - waitStarted, walkTimeEnded: deadline < waitStarted + limit)
         }
         plugin.restore.serverStarted(name, placeholderSession: foreground ? nil : (runner, placeholder))
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

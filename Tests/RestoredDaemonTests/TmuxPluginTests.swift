@@ -36,6 +36,22 @@ import TerminalPrograms
         return (environment, tmuxDirectory, try server("default", in: tmuxDirectory))
     }
 
+    /// Starts restored without a user manager (the server it restores is
+    /// started detached) and autosave, saves the tmux app, and kills the
+    /// server: what a restore test begins with.
+    static func savedWithoutUserManager(
+        _ environment: Environment, tmuxDirectory: String, server: TmuxRunner
+    ) async throws -> (daemon: ChildProcess, admin: AdminClient) {
+        let daemon = try environment.startDaemon(
+            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: shellEnvironment(tmuxDirectory), sandboxed: true
+        )
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        #expect(try await admin.call("Save", [.strings([appID])]) == [.uint32(1)])
+        _ = try server.run(["kill-server"])
+        return (daemon, admin)
+    }
+
     /// `lines` (``comparable(_:)``) without the window at `index` and its panes.
     static func linesWithout(window index: Int, in lines: [String]) -> [String] {
         var inWindow = false
@@ -442,14 +458,8 @@ import TerminalPrograms
         ])
         let before = Self.comparable(try TmuxSnapshot.read(from: server))
 
-        let daemon = try environment.startDaemon(
-            log: "restored.log", arguments: ["--autosave-interval", "0"], environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
-        )
-        _ = try await environment.waitForNotify("READY=1")
-        let admin = try await environment.admin()
+        let (daemon, admin) = try await Self.savedWithoutUserManager(environment, tmuxDirectory: tmuxDirectory, server: server)
         defer { admin.close() }
-        #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
-        _ = try server.run(["kill-server"])
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
         #expect(Self.comparable(try TmuxSnapshot.read(from: server)) == before)
         #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name) == [hostile])
@@ -458,6 +468,37 @@ import TerminalPrograms
         #expect(ProcessFacts.seccomp(of: pid) == "2")
         let log = try String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8)
         #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox (it ends with restored)"))
+        #expect(await daemon.terminated() == 0)
+    }
+
+    @Test("A restore while the server's last process is ending (its socket takes connections and closes each) waits until the socket is let go, then starts the server with its sessions; a socket still held after the server's 10 s is one line that says what to do")
+    func socketOfAnEndingServer() async throws {
+        let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
+        defer { _ = try? server.run(["kill-server"]) }
+        _ = try server.run(["new-session", "-d", "-s", "work"])
+        let (daemon, admin) = try await Self.savedWithoutUserManager(environment, tmuxDirectory: tmuxDirectory, server: server)
+        defer { admin.close() }
+
+        // Ending for one second more: a tmux started meanwhile would connect
+        // to it as a client and end with it, and no server would come up.
+        let ending = try ClosingUnixListener(path: server.socket.string)
+        defer { ending.stop() }
+        let stopper = Thread { Thread.sleep(forTimeInterval: 1); ending.stop() }
+        stopper.start()
+        #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
+        #expect(try server.run(["list-sessions", "-F", "#{session_name}"]) == "work\n", "\(environment.log("restored.log").suffix(2000))")
+
+        // Held for good: the start gives up after the server's own limit.
+        _ = try server.run(["kill-server"])
+        let held = try ClosingUnixListener(path: server.socket.string)
+        defer { held.stop() }
+        _ = try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)])
+        held.stop()
+        let socket = server.socket.string
+        #expect(environment.log("restored.log").contains(
+            "cannot start the tmux server default: the socket \(socket) of the tmux server default still takes connections but answers no command "
+                + "after 10.0 s (a server ending, or hung): end it (tmux -S \(socket) kill-server), then restore again"
+        ))
         #expect(await daemon.terminated() == 0)
     }
 

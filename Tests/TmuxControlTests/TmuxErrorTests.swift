@@ -56,4 +56,14 @@ import Testing
                 == "the tmux server work did not come up within 3.2 s, when the walk's time ran out"
         )
     }
+
+    @Test("A socket held by a server that answers no command says whose it is, how long it was waited for, and what to do")
+    func socketHeld() {
+        let socket = FilePath("/tmp/tmux-1000/default")
+        #expect(
+            TmuxError.socketHeld(name: "default", socket: socket, within: .seconds(10), walkTimeEnded: false).description
+                == "the socket /tmp/tmux-1000/default of the tmux server default still takes connections but answers no command after 10.0 s "
+                + "(a server ending, or hung): end it (tmux -S /tmp/tmux-1000/default kill-server), then restore again"
+        )
+    }
 }

@@ -31,6 +31,24 @@ import Testing
         #expect(Waiting.forSocket(FilePath(listener.path), until: .now + .seconds(10)))
     }
 
+    @Test("Waiting for a socket to be let go: no file and a socket file nobody listens on are let go at once; a listener that closes every connection holds it until it stops, and a wait that outlasts it gives up at its deadline")
+    func socketRelease() throws {
+        let directory = try TemporaryTestDirectory()
+        #expect(Waiting.forSocketRelease(FilePath(directory.path + "/none.sock"), until: .now + .seconds(10)))
+        let path = directory.path + "/ending.sock"
+        let ending = try ClosingUnixListener(path: path)
+        defer { ending.stop() }
+        let began = ContinuousClock.now
+        #expect(!Waiting.forSocketRelease(FilePath(path), until: .now + .milliseconds(300)))
+        #expect(ContinuousClock.now - began >= .milliseconds(300))
+        let stopper = Thread { Thread.sleep(forTimeInterval: 0.5); ending.stop() }
+        stopper.start()
+        #expect(Waiting.forSocketRelease(FilePath(path), until: .now + .seconds(30)))
+        // The file stays, with nobody listening: a stale socket.
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(Waiting.forSocketRelease(FilePath(path), until: .now))
+    }
+
     @Test("The user's processes of a program are found by name and by path, with their command line, directory and start time; a process gone is not current any more")
     func userProcesses() async throws {
         let directory = try TemporaryTestDirectory()

@@ -24,6 +24,24 @@ public enum Waiting {
         until(deadline) { (try? UnixStreamSocket(connectingTo: path)) != nil }
     }
 
+    /// Waits until nothing accepts connections on the socket at `path`
+    /// (true) or `deadline` passes (false): the moment a server that is
+    /// ending has let go of its socket, so that a new one can listen there.
+    /// A socket file nobody listens on, or no file, is let go already; a
+    /// listener whose queue is full is still there.
+    public static func forSocketRelease(_ path: FilePath, until deadline: ContinuousClock.Instant) -> Bool {
+        until(deadline) {
+            do throws(UnixSocketError) {
+                _ = try UnixStreamSocket(connectingTo: path)
+                return false
+            } catch .cannotConnect(_, .resourceTemporarilyUnavailable) {
+                return false
+            } catch {
+                return true
+            }
+        }
+    }
+
     /// Waits until the X11 window manager of `environment`'s `DISPLAY`
     /// manages a window of process `pid` (`_NET_CLIENT_LIST`,
     /// `_NET_WM_PID`; true) or `deadline` passes (false). False at once

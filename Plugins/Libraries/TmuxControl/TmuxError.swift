@@ -22,6 +22,11 @@ public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `within` is how long it was waited for, and `walkTimeEnded` whether
     /// the walk's own time ended the wait before the server's limit did.
     case serverDidNotStart(name: String, within: Duration, walkTimeEnded: Bool)
+    /// Something still takes connections on the server's socket but answers
+    /// no tmux command (a server that is ending, or one that hangs), so no
+    /// server could be started there: `within` is how long it was waited
+    /// for, and `walkTimeEnded` whether the walk's own time ended the wait.
+    case socketHeld(name: String, socket: FilePath, within: Duration, walkTimeEnded: Bool)
     /// Saved or restored state the plugin cannot use, and why.
     case invalidState(String)
 
@@ -34,8 +39,18 @@ public enum TmuxError: Error, Hashable, Sendable, CustomStringConvertible {
         case .commandFailed(let socket, let command, let message): "tmux on \(socket): \(command): \(message)"
         case .unreadableOutput(let socket, let detail): "tmux on \(socket) printed \(detail)"
         case .serverDidNotStart(let name, let waited, let walkTimeEnded):
-            "the tmux server \(name) did not come up within \(waited.formattedSeconds)\(walkTimeEnded ? ", when the walk's time ran out" : "")"
+            "the tmux server \(name) did not come up within \(waited.formattedSeconds)\(Self.walkTime(walkTimeEnded))"
+        case .socketHeld(let name, let socket, let waited, let walkTimeEnded):
+            "the socket \(socket) of the tmux server \(name) still takes connections but answers no command after "
+                + "\(waited.formattedSeconds)\(Self.walkTime(walkTimeEnded)) (a server ending, or hung): "
+                + "end it (tmux -S \(socket) kill-server), then restore again"
         case .invalidState(let why): why
         }
+    }
+
+    /// What a wait's message adds when the walk's time, not the wait's own
+    /// limit, ended it.
+    private static func walkTime(_ ended: Bool) -> String {
+        ended ? ", when the walk's time ran out" : ""
     }
 }
