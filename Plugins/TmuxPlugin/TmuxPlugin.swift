@@ -172,7 +172,7 @@ final class TmuxPlugin: RestorationPlugin {
         for server in sockets {
             guard let runner = runner(for: server.socket) else { break }
             do {
-                let snapshot = try TmuxSnapshot.read(from: runner)
+                let snapshot = try TmuxSnapshot.read(from: runner, version: version(of: runner))
                 let contents = keepsPaneContents ? try PaneContents.read(snapshot, from: runner) : [:]
                 servers.append(ServerObject(name: server.name, snapshot: snapshot, runner: runner, context: SaveContext(policy: policy, contents: contents, readEditor: readEditor(of:))))
             } catch TmuxError.noServer {

@@ -63,7 +63,7 @@ struct TmuxBenchmark: ParsableCommand {
         let plugin = try BuiltPlugin.load("TmuxPlugin", directory: pluginDirectory, logger: logger)
         let engine = InProcessWalks.engine(logger: logger)
         let build = buildCommands(root: root)
-        let list = TmuxSnapshot.readCommands
+        let list = TmuxSnapshot.readCommands(in: .quoted)
         let expectedPanes = sessions * windows * panes
 
         var bareBuild: [Duration] = []
@@ -91,7 +91,7 @@ struct TmuxBenchmark: ParsableCommand {
             var report: RestorationReport?
             restore.append(clock.measure { report = engine.restore(restoring, from: archive) })
             Self.settle()
-            let restored = try TmuxSnapshot.read(from: runner).sessions.reduce(0) { $0 + $1.windows.reduce(0) { $0 + $1.panes.count } }
+            let restored = try TmuxSnapshot.read(from: runner, version: nil).sessions.reduce(0) { $0 + $1.windows.reduce(0) { $0 + $1.panes.count } }
             guard report?.outcome == .restored, restored == expectedPanes else {
                 throw BenchmarkFailure("the restore brought back \(restored) of \(expectedPanes) panes: \(report.map { "\($0.outcome) \($0.issues.prefix(3))" } ?? "")")
             }

@@ -16,7 +16,7 @@ import TerminalPrograms
         let environment: [String: String]
         let runner: TmuxRunner
 
-        init(name: String = "default") throws {
+        init(name: String = "default", locale: String? = nil) throws {
             root = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-test-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: root + "/tmux-\(getuid())", withIntermediateDirectories: true)
             chmod(root + "/tmux-\(getuid())", 0o700)
@@ -26,6 +26,10 @@ import TerminalPrograms
             // slow .bashrc would decide how long the test takes).
             environment["SHELL"] = "/bin/sh"
             environment["HOME"] = root
+            if let locale {
+                environment["LC_ALL"] = locale
+                environment["LANG"] = locale
+            }
             self.environment = environment
             runner = try #require(TmuxRunner(socket: FilePath(root + "/tmux-\(getuid())/\(name)"), environment: environment))
         }
@@ -91,6 +95,33 @@ import TerminalPrograms
 
         // The server is found in its TMUX_TMPDIR.
         #expect(TmuxServer.sockets(environment: server.environment).map(\.name) == ["default"])
+    }
+
+    @Test("A backslash, a typed \\037, `|`, a tab, a line feed, U+001F and UTF-8 in names, titles and paths read back exactly, for a client whose locale is not UTF-8 (R1)")
+    func hostileFields() throws {
+        let server = try Server(locale: "C")
+        let directory = server.root + "/d\u{1F}x\\y\tz\n|w 작업"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try server.tmux("-f", "/dev/null", "new-session", "-d", "-s", "작업 ü|\\", "-c", directory, "-x", "80", "-y", "20")
+        try server.tmux("select-pane", "-t", "$0:0.0", "-T", "ti\\037tle|ü")
+        let snapshot = try TmuxSnapshot.read(from: server.runner)
+        let session = try #require(snapshot.sessions.first)
+        // tmux keeps a session name's backslash as `\\` (its own escape):
+        // read as tmux holds it.
+        let held = try server.runner.run(["display-message", "-p", "-t", "=\(session.name):", "#{session_name}"])
+        #expect(held == session.name + "\n")
+        #expect(session.name.hasPrefix("작업 ü|"))
+        let pane = try #require(session.windows.first?.panes.first)
+        #expect(pane.title == "ti\\037tle|ü")
+        #expect(session.directory == directory)
+        // The pane's shell reports its directory once it runs.
+        var path = pane.directory
+        let deadline = ContinuousClock.now + .seconds(30)
+        while path != directory, ContinuousClock.now < deadline {
+            usleep(50_000)
+            path = try #require(try TmuxSnapshot.read(from: server.runner).sessions.first?.windows.first?.panes.first).directory
+        }
+        #expect(path == directory)
     }
 
     @Test("No server on a socket is an error naming it; a missing socket directory is no server")

@@ -2,11 +2,19 @@
 ///
 /// Read with `capture-pane -p -J` (the visible lines, wrapped lines joined,
 /// no escape sequences), many panes per tmux call, each pane's text ended by
-/// a marker line tmux prints with `display-message`. Shown again, the text
+/// a marker line tmux prints with `display-message`: printable ASCII (tmux
+/// 3.4 and 3.5 escape control characters in what `display-message` prints,
+/// never in what `capture-pane` does), new for each read, so that no text a
+/// pane shows can end a pane early. Shown again, the text
 /// is printed to a terminal: ``printable(_:)`` keeps no control character
 /// but line feeds and tabs, so nothing in an archive can drive the terminal.
 public enum PaneContents {
-    static let marker = "\u{1F}restored-pane-end\u{1F}"
+    /// A marker line no pane shows: 128 random bits.
+    static func newMarker() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bits = (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }
+        return "restored-pane-end-" + bits.joined(separator: "-")
+    }
 
     /// The key of one pane in ``read(_:from:panesPerCall:)``'s result.
     public static func key(session: String, window: Int, pane: Int) -> String {
@@ -24,6 +32,7 @@ public enum PaneContents {
             }
         }
         var contents: [String: String] = [:]
+        let marker = newMarker()
         var start = 0
         while start < targets.count {
             let chunk = targets[start..<min(start + max(panesPerCall, 1), targets.count)]

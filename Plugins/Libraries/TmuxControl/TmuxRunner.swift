@@ -67,22 +67,40 @@ public struct TmuxRunner: Sendable {
     /// what tmux printed. Arguments are passed as they are: one ending with
     /// `;` (which tmux would take as a separator) is escaped.
     public func run(commands: [[String]]) throws(TmuxError) -> String {
+        try run(Self.sequence(commands))
+    }
+
+    /// Runs `commands` as ``run(commands:)`` does and returns the bytes
+    /// tmux printed, as it printed them (a path need not be UTF-8).
+    public func output(commands: [[String]]) throws(TmuxError) -> [UInt8] {
+        try runProgram(Self.sequence(commands)).output
+    }
+
+    /// Runs `arguments` (after `-S SOCKET`) and returns what tmux printed.
+    public func run(_ arguments: [String]) throws(TmuxError) -> String {
+        try runProgram(arguments).outputText
+    }
+
+    /// The arguments of one client that runs `commands` in turn.
+    private static func sequence(_ commands: [[String]]) -> [String] {
         var arguments: [String] = []
         for (index, command) in commands.enumerated() {
             if index > 0 { arguments.append(";") }
             arguments += command.map { $0.hasSuffix(";") ? String($0.dropLast()) + "\\;" : $0 }
         }
-        return try run(arguments)
+        return arguments
     }
 
-    /// Runs `arguments` (after `-S SOCKET`) and returns what tmux printed.
-    public func run(_ arguments: [String]) throws(TmuxError) -> String {
+    /// Runs `tmux -u -S SOCKET arguments`. `-u` tells tmux the client reads
+    /// UTF-8 whatever its locale: without it, a client started where the
+    /// locale is not UTF-8 gets `_` for each character beyond ASCII.
+    private func runProgram(_ arguments: [String]) throws(TmuxError) -> ProgramRun {
         // The client must not think it runs inside another tmux.
         var environment = self.environment
         environment.removeValue(forKey: "TMUX")
         let run: ProgramRun
         do {
-            run = try ProgramRun.run(executable.string, arguments: ["tmux", "-S", socket.string] + arguments, environment: environment, timeout: timeout)
+            run = try ProgramRun.run(executable.string, arguments: ["tmux", "-u", "-S", socket.string] + arguments, environment: environment, timeout: timeout)
         } catch {
             throw .cannotRun(program: "tmux on \(socket.string)", error)
         }
@@ -95,6 +113,6 @@ public struct TmuxRunner: Sendable {
             }
             throw .commandFailed(socket: socket, command: arguments.first ?? "", message: message.isEmpty ? "\(run.ending)" : message)
         }
-        return run.outputText
+        return run
     }
 }

@@ -2,11 +2,12 @@ import SystemPackage
 /// What one tmux server shows at one moment: its sessions, their windows in
 /// order, and each window's panes.
 ///
-/// Read with one tmux client call (``read(from:)``): `list-sessions`,
-/// `list-windows -a` and `list-panes -a`, each line tagged with its kind and
-/// its fields separated by U+001F, which tmux passes through and names do
-/// not hold. A line that does not have the fields expected is an error for
-/// this server only.
+/// Read with one tmux client call (``read(from:version:)``): `list-sessions`,
+/// `list-windows -a` and `list-panes -a`, each record tagged with its kind
+/// and framed by ``TmuxRecordFormat`` so that every field reads back as tmux
+/// holds it, on every release (3.4 and 3.5 escape what they print). A
+/// record that does not have the fields expected is an error for this
+/// server only, naming the record.
 public struct TmuxSnapshot: Hashable, Sendable {
     /// A session.
     public struct Session: Hashable, Sendable {
@@ -67,42 +68,61 @@ public struct TmuxSnapshot: Hashable, Sendable {
     /// The sessions, by name.
     public var sessions: [Session]
 
-    static let separator: Character = "\u{1F}"
+    /// The fields of a session record (`S`).
+    static let sessionFields: [TmuxRecordFormat.Field] = [
+        .text("version"), .text("session_name"), .number("session_grouped"), .text("session_group"), .text("session_path"),
+    ]
+    /// The fields of a window record (`W`).
+    static let windowFields: [TmuxRecordFormat.Field] = [
+        .text("session_name"), .number("window_index"), .text("window_name"), .number("automatic-rename"), .text("window_layout"),
+        .number("window_zoomed_flag"), .number("window_active"), .number("window_last_flag"), .number("window_width"), .number("window_height"),
+    ]
+    /// The fields of a pane record (`P`).
+    static let paneFields: [TmuxRecordFormat.Field] = [
+        .text("session_name"), .number("window_index"), .number("pane_index"), .text("pane_current_path"), .text("pane_title"),
+        .number("pane_active"), .number("pane_last"), .number("pane_pid"), .text("pane_current_command"),
+    ]
+    static let fieldCounts: [Character: Int] = ["S": sessionFields.count, "W": windowFields.count, "P": paneFields.count]
 
-    /// The tmux commands of the one call that reads a server.
-    public static var readCommands: [[String]] {
-        let s = String(separator)
-        let sessions = ["S", "#{version}", "#{session_name}", "#{session_grouped}", "#{session_group}", "#{session_path}"]
-        let windows = [
-            "W", "#{session_name}", "#{window_index}", "#{window_name}", "#{automatic-rename}", "#{window_layout}",
-            "#{window_zoomed_flag}", "#{window_active}", "#{window_last_flag}", "#{window_width}", "#{window_height}",
-        ]
-        let panes = [
-            "P", "#{session_name}", "#{window_index}", "#{pane_index}", "#{pane_current_path}", "#{pane_title}",
-            "#{pane_active}", "#{pane_last}", "#{pane_pid}", "#{pane_current_command}",
-        ]
-        return [
-            ["list-sessions", "-F", sessions.joined(separator: s)],
-            ["list-windows", "-a", "-F", windows.joined(separator: s)],
-            ["list-panes", "-a", "-F", panes.joined(separator: s)],
+    /// The tmux commands of the one call that reads a server, in `format`.
+    public static func readCommands(in format: TmuxRecordFormat) -> [[String]] {
+        [
+            ["list-sessions", "-F", format.template(kind: "S", fields: sessionFields)],
+            ["list-windows", "-a", "-F", format.template(kind: "W", fields: windowFields)],
+            ["list-panes", "-a", "-F", format.template(kind: "P", fields: paneFields)],
         ]
     }
 
-    /// Reads the server `runner` talks to.
+    /// Reads the server `runner` talks to, asking its tmux's version first
+    /// (`tmux -V`; a caller that reads often keeps the version and calls
+    /// ``read(from:version:)``).
     public static func read(from runner: TmuxRunner) throws(TmuxError) -> TmuxSnapshot {
-        try parse(try runner.run(commands: readCommands), server: runner.socket.string)
+        try read(from: runner, version: try? runner.version())
     }
 
-    /// The snapshot `output` (of ``readCommands``) describes.
-    static func parse(_ output: String, server: String) throws(TmuxError) -> TmuxSnapshot {
-        var version = ""
+    /// Reads the server `runner` talks to, whose tmux is of `version` (nil:
+    /// unknown, read as a current tmux).
+    public static func read(from runner: TmuxRunner, version: TmuxVersion?) throws(TmuxError) -> TmuxSnapshot {
+        let format = TmuxRecordFormat(for: version)
+        return try parse(try runner.output(commands: readCommands(in: format)), format: format, server: runner.socket.string, version: version)
+    }
+
+    /// The snapshot `output` (of ``readCommands(in:)``) describes.
+    static func parse(_ output: [UInt8], format: TmuxRecordFormat, server: String, version: TmuxVersion?) throws(TmuxError) -> TmuxSnapshot {
+        let records: [[String]]
+        do {
+            records = try format.records(of: output, fieldCounts: fieldCounts)
+        } catch {
+            let release = version.map { "tmux \($0)" } ?? "this tmux"
+            throw .unreadableOutput(socket: FilePath(server), detail: "\(error), which \(release) wrote in a way restored does not read: save it with a tmux restored knows (docs/tmux.md)")
+        }
+        var serverVersion = ""
         var sessions: [Session] = []
         var sessionIndex: [String: Int] = [:]
         var windowIndex: [String: [Int: Int]] = [:]
-        for (lineNumber, line) in output.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            let fields = line.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+        for (recordNumber, fields) in records.enumerated() {
             func garbage(_ why: String) -> TmuxError {
-                .unreadableOutput(socket: FilePath(server), detail: "line \(lineNumber + 1) that cannot be read (\(why)): \(line.prefix(200))")
+                .unreadableOutput(socket: FilePath(server), detail: "record \(recordNumber + 1) that cannot be read (\(why)): \(fields.joined(separator: " | ").prefix(200))")
             }
             func flag(_ field: String) throws(TmuxError) -> Bool {
                 switch field {
@@ -116,13 +136,13 @@ public struct TmuxSnapshot: Hashable, Sendable {
                 return value
             }
             switch fields.first {
-            case "S" where fields.count == 6:
-                version = fields[1]
+            case "S":
+                serverVersion = fields[1]
                 guard sessionIndex[fields[2]] == nil else { throw garbage("session \(fields[2]) twice") }
                 sessionIndex[fields[2]] = sessions.count
                 let grouped = try flag(fields[3])
                 sessions.append(Session(name: fields[2], group: grouped ? fields[4] : nil, directory: fields[5], windows: []))
-            case "W" where fields.count == 11:
+            case "W":
                 guard let session = sessionIndex[fields[1]] else { throw garbage("a window of unknown session \(fields[1])") }
                 let index = try number(fields[2])
                 windowIndex[fields[1], default: [:]][index] = sessions[session].windows.count
@@ -131,7 +151,7 @@ public struct TmuxSnapshot: Hashable, Sendable {
                     zoomed: try flag(fields[6]), active: try flag(fields[7]), last: try flag(fields[8]),
                     width: try number(fields[9]), height: try number(fields[10]), panes: []
                 ))
-            case "P" where fields.count == 10:
+            case "P":
                 guard let session = sessionIndex[fields[1]], let window = windowIndex[fields[1]]?[try number(fields[2])] else {
                     throw garbage("a pane of an unknown window \(fields[1]):\(fields[2])")
                 }
@@ -141,9 +161,9 @@ public struct TmuxSnapshot: Hashable, Sendable {
                     last: try flag(fields[7]), pid: pid, currentCommand: fields[9]
                 ))
             default:
-                throw garbage("expected a session, window or pane line")
+                throw garbage("expected a session, window or pane record")
             }
         }
-        return TmuxSnapshot(version: version, sessions: sessions)
+        return TmuxSnapshot(version: serverVersion, sessions: sessions)
     }
 }
