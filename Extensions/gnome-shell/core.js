@@ -127,8 +127,19 @@ function createWindowPlaces(lib) {
         };
     }
 
+    // Maximized both ways. Mutter 49 removed get_maximized() and the flags
+    // of maximize(): is_maximized() and maximize() say and do both ways.
     function isMaximized(window) {
-        return window.get_maximized() === Meta.MaximizeFlags.BOTH;
+        if (typeof window.get_maximized === 'function')
+            return window.get_maximized() === Meta.MaximizeFlags.BOTH;
+        return window.is_maximized();
+    }
+
+    function maximize(window) {
+        if (typeof window.get_maximized === 'function')
+            window.maximize(Meta.MaximizeFlags.BOTH);
+        else
+            window.maximize();
     }
 
     function monitors() {
@@ -287,17 +298,22 @@ function createWindowPlaces(lib) {
     }
 
     // Applies `rule` to `window`, which Mutter has just placed (and may
-    // have mapped, not yet painted): a window that is shown stays hidden
+    // have mapped, not yet painted): a window that is shown stays unseen
     // until it has taken its frame (a Wayland client takes a new size at
     // its next commit), one second at most, so that it is never seen
-    // where Mutter put it.
+    // where Mutter put it. Mutter 50 and later keep it unmapped
+    // (inhibit_mapped(): nothing of it is shown, nor offered to the
+    // overview or the window list); before 50 its actor is hidden. It is
+    // shown again when it has its frame, after the second, when it goes,
+    // and when the extension is disabled meanwhile (a screen lock on GNOME
+    // releases no rule: the extension stays enabled on the lock screen).
     function applyPlaced(window, rule) {
         moveToWorkspace(window, rule);
         const actor = window.get_compositor_private();
         const frame = frameOf(rule);
         const states = () => {
             if (rule.maximized)
-                window.maximize(Meta.MaximizeFlags.BOTH);
+                maximize(window);
             if (rule.fullscreen)
                 window.make_fullscreen();
             if (rule.minimized)
@@ -308,11 +324,33 @@ function createWindowPlaces(lib) {
             states();
             return;
         }
-        const hidden = actor !== null && actor.visible;
-        if (hidden)
+        const inhibits = typeof window.inhibit_mapped === 'function';
+        let unseen = false;
+        if (inhibits) {
+            window.inhibit_mapped();
+            unseen = true;
+        } else if (actor !== null && actor.visible) {
             actor.hide();
+            unseen = true;
+        }
         const signals = [];
         let timeout = 0;
+        let gone = false;
+        // Shown again only where it is to be seen: a window on another
+        // workspace is Mutter's to show when that one is (an uninhibited
+        // window is always Mutter's to show).
+        const showAgain = () => {
+            if (!unseen || gone)
+                return;
+            unseen = false;
+            if (inhibits) {
+                window.uninhibit_mapped();
+                return;
+            }
+            const active = global.display.get_workspace_manager().get_active_workspace();
+            if (window.located_on_workspace(active) && !window.minimized)
+                actor.show();
+        };
         const release = pending(() => {
             for (const id of signals)
                 window.disconnect(id);
@@ -320,15 +358,15 @@ function createWindowPlaces(lib) {
             if (timeout !== 0)
                 GLib.source_remove(timeout);
             timeout = 0;
+            showAgain();
         });
+        // Its states first, then shown: never seen unmaximized on its way.
         const reveal = () => {
-            release();
-            states();
-            // Shown again only where it is to be seen: a window on another
-            // workspace is Mutter's to show when that one is.
-            const active = global.display.get_workspace_manager().get_active_workspace();
-            if (hidden && window.located_on_workspace(active) && !window.minimized)
-                actor.show();
+            try {
+                states();
+            } finally {
+                release();
+            }
         };
         signals.push(window.connect('position-changed', () => {
             if (sameFrame(window, frame))
@@ -338,7 +376,10 @@ function createWindowPlaces(lib) {
             if (sameFrame(window, frame))
                 reveal();
         }));
-        signals.push(window.connect('unmanaged', release));
+        signals.push(window.connect('unmanaged', () => {
+            gone = true;
+            release();
+        }));
         timeout = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 1000, () => {
             timeout = 0;
             reveal();

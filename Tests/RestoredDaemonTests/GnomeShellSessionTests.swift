@@ -285,17 +285,21 @@ import Testing
         #expect(enabled.output.contains("GNOME Shell extension: \(uuid) is enabled in GNOME Shell 43.9"), "\(enabled.output)\(enabled.error)")
     }
 
-    @Test("The extension's ES module entry (GNOME 45 and later, which this machine cannot run) loads its core with gjs, the shell's own import aside; each entry's metadata lists the majors it is for")
+    @Test("The extension's ES module entry (GNOME 45 and later, which this machine cannot run) loads its core with gjs, the shell's own import aside; each entry's metadata lists the majors it is for, and keeps it enabled on the lock screen")
     func extensionEntries() async throws {
         let directory = try TemporaryTestDirectory()
         let share = directory.path + "/share"
         try await Self.installWindowPlaces(under: share)
         let modules = share + "/gnome-shell/extensions/window-places@restored"
         let legacy = share + "/gnome-shell/extensions/window-places-legacy@restored"
-        for (path, majors) in [(modules, ["45", "46", "47", "48"]), (legacy, ["43", "44"])] {
+        for (path, majors) in [(modules, ["45", "46", "47", "48", "49", "50"]), (legacy, ["43", "44"])] {
             let metadata = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + "/metadata.json"))) as? [String: Any]
             #expect(metadata?["uuid"] as? String == URL(fileURLWithPath: path).lastPathComponent)
             #expect(metadata?["shell-version"] as? [String] == majors)
+            // GNOME disables an extension that names no session modes at
+            // every screen lock, which would drop the login's rules and
+            // leave a window it keeps unseen hidden.
+            #expect(metadata?["session-modes"] as? [String] == ["user", "unlock-dialog"])
         }
         // The shell's Extension class, which only the shell has, stood in for.
         try "export class Extension { constructor(metadata) { this.metadata = metadata; } }\n"
