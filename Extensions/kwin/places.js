@@ -9,7 +9,9 @@
 // - Claim(s window) -> s place: for each window that appears after, its
 //   process and id, as JSON; the answer is the place restored saved for it
 //   (JSON), or an empty object;
-// - Applied(s outcome): the place taken, as JSON.
+// - Applied(s outcome): the place taken, as JSON: the frame and states the
+//   window has once it took them (on Wayland a frame lands after the
+//   client's next commit, so the report waits for it).
 // Nothing restored sends is evaluated: places arrive as JSON, read with
 // JSON.parse, and are only numbers and flags given to KWin's properties.
 // The same file serves both APIs: Plasma 6 lists windows with
@@ -50,10 +52,16 @@ function describe(window) {
         output: outputNameOf(window),
         // Plasma 6 gives a frame in fractions of a pixel.
         x: Math.round(frame.x), y: Math.round(frame.y), width: Math.round(frame.width), height: Math.round(frame.height),
-        maximized: false,
+        maximized: isMaximized(window),
         fullscreen: window.fullScreen,
         minimized: window.minimized,
     };
+}
+
+// Maximized both ways: Plasma 6 says so in maximizeMode (3: both); a KWin
+// that does not is taken as not maximized.
+function isMaximized(window) {
+    return typeof window.maximizeMode === 'number' && window.maximizeMode === 3;
 }
 
 // The area of each screen there is now, the first one first.
@@ -103,6 +111,8 @@ function toDesktop(window, index) {
     }
 }
 
+// Applies `place` to `window`; returns the frame asked for (none when the
+// place has none).
 function apply(window, place) {
     toDesktop(window, typeof place.desktop === 'number' ? place.desktop : -1);
     let frame = { x: Number(place.x), y: Number(place.y), width: Number(place.width), height: Number(place.height) };
@@ -113,7 +123,8 @@ function apply(window, place) {
     const centerY = frame.y + frame.height / 2;
     if (areas.length > 0 && !areas.some(area => contains(area, centerX, centerY)))
         frame = fitting(frame, areas[0]);
-    if (frame.width > 0 && frame.height > 0)
+    const framed = frame.width > 0 && frame.height > 0;
+    if (framed)
         window.frameGeometry = frame;
     if (place.maximized === true)
         window.setMaximize(true, true);
@@ -121,6 +132,57 @@ function apply(window, place) {
         window.fullScreen = true;
     if (place.minimized === true)
         window.minimized = true;
+    return framed ? frame : null;
+}
+
+function sameFrame(one, other) {
+    return Math.round(one.x) === Math.round(other.x) && Math.round(one.y) === Math.round(other.y)
+        && Math.round(one.width) === Math.round(other.width) && Math.round(one.height) === Math.round(other.height);
+}
+
+// Whether `window` shows what `place` asked for: full screen, maximized
+// (where KWin says), or its frame.
+function tookPlace(window, place, frame) {
+    if (place.fullscreen === true)
+        return window.fullScreen;
+    if (place.maximized === true && typeof window.maximizeMode === 'number')
+        return isMaximized(window);
+    return frame === null || sameFrame(window.frameGeometry, frame);
+}
+
+// Reports the place `window` took once it took it: at once where KWin set
+// it at once (X11), after the frame changes that follow otherwise (a
+// Wayland client's next commit). A window that keeps a size of its own is
+// reported as it is after a few changes; one that never changes again is
+// never reported, and the session plugin's deadline ends its wait.
+function reportWhenTaken(window, place, frame) {
+    const report = () => {
+        const now = window.frameGeometry;
+        callDBus(service, path, iface, 'Applied', JSON.stringify({
+            rule: place.rule, id: String(window.internalId),
+            x: Math.round(now.x), y: Math.round(now.y), width: Math.round(now.width), height: Math.round(now.height),
+            maximized: isMaximized(window), fullscreen: window.fullScreen, minimized: window.minimized,
+        }));
+    };
+    if (tookPlace(window, place, frame)) {
+        report();
+        return;
+    }
+    // KWin may say a window is maximized after its frame changed: its
+    // states' signals are followed too, where it has them.
+    const signals = [window.frameGeometryChanged, window.maximizedChanged, window.fullScreenChanged]
+        .filter(signal => signal !== undefined && typeof signal.connect === 'function');
+    let changes = 0;
+    const changed = () => {
+        changes += 1;
+        if (!tookPlace(window, place, frame) && changes < 4)
+            return;
+        for (const signal of signals)
+            signal.disconnect(changed);
+        report();
+    };
+    for (const signal of signals)
+        signal.connect(changed);
 }
 
 function claim(window) {
@@ -135,12 +197,7 @@ function claim(window) {
         }
         if (typeof place.rule !== 'string')
             return;
-        apply(window, place);
-        const frame = window.frameGeometry;
-        callDBus(service, path, iface, 'Applied', JSON.stringify({
-            rule: place.rule, id: String(window.internalId),
-            x: Math.round(frame.x), y: Math.round(frame.y), width: Math.round(frame.width), height: Math.round(frame.height),
-        }));
+        reportWhenTaken(window, place, apply(window, place));
     });
 }
 
