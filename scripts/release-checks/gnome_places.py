@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""GNOME Shell of a release, with restored's window places extension.
+
+Runs inside a release's root (scripts/test-releases, through
+gnome_places.sh) with that release's GNOME Shell, headless, on private
+buses (a session bus, and a system bus with python3-dbusmock's logind), the
+extension installed as scripts/install-window-places installs it and
+enabled. It then does what the session plugin does at a login: owns
+org.restored1, hands the extension rules (SetRules), launches the app the
+way the launcher does (GIO_LAUNCHED_DESKTOP_FILE), waits for Applied, and
+reads the windows back (Windows): each must be on its workspace, at its
+frame, maximized where its rule says. Every process it starts ends with it.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import dbus
+
+HOME = os.environ["CHECK_HOME"]
+SHELL_BUS = "org.gnome.Shell"
+PLACES_PATH = "/org/restored1/WindowPlaces"
+PLACES = "org.restored1.WindowPlaces"
+UUID = "window-places@restored"
+started = []
+
+
+def fail(message):
+    print(f"gnome check: {message}", file=sys.stderr)
+    log = os.path.join(HOME, "gnome-shell.log")
+    if os.path.exists(log):
+        print("--- gnome-shell's log (its last lines):", file=sys.stderr)
+        with open(log, errors="replace") as handle:
+            sys.stderr.write("".join(handle.readlines()[-40:]))
+    sys.exit(1)
+
+
+def start(arguments, env, log=None):
+    output = open(log, "w") if log else subprocess.DEVNULL
+    process = subprocess.Popen(arguments, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    started.append(process)
+    return process
+
+
+def end_all():
+    for process in reversed(started):
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    for process in reversed(started):
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def private_bus(env):
+    config = "/usr/share/dbus-1/session.conf"
+    output = subprocess.run(["dbus-daemon", f"--config-file={config}", "--fork", "--print-address=1", "--print-pid=1"],
+                            env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+    address, pid = output[0], int(output[1])
+
+    class Forked:
+        def __init__(self, pid):
+            self.pid = pid
+
+        def poll(self):
+            try:
+                os.kill(self.pid, 0)
+                return None
+            except ProcessLookupError:
+                return 0
+
+        def wait(self, timeout=None):
+            deadline = time.monotonic() + (timeout or 5)
+            while self.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+    # A forked bus is its own session leader: ended by its pid.
+    bus = Forked(pid)
+    bus.pid = pid
+    started.append(bus)
+    return address
+
+
+def eventually(seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            value = what()
+            if value:
+                return value
+        except dbus.DBusException:
+            pass
+        time.sleep(0.1)
+    return None
+
+
+def main():
+    env = {key: value for key, value in os.environ.items()}
+    runtime = os.path.join(HOME, "runtime")
+    os.makedirs(runtime, mode=0o700, exist_ok=True)
+    os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
+    os.chmod("/tmp/.X11-unix", 0o1777)
+    env.update({
+        "HOME": HOME, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": os.path.join(HOME, "config"),
+        "XDG_DATA_HOME": os.path.join(HOME, "data"), "XDG_DATA_DIRS": f"{HOME}/share:/usr/local/share:/usr/share",
+        "GSETTINGS_BACKEND": "keyfile", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
+    })
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    env["DBUS_SYSTEM_BUS_ADDRESS"] = private_bus(env)
+    start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(HOME, "logind.log"))
+    env["DBUS_SESSION_BUS_ADDRESS"] = private_bus(env)
+    for key, value in (("enabled-extensions", f"['{UUID}']"), ("disable-user-extensions", "false")):
+        subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=env, check=True)
+
+    os.environ.update({"DBUS_SESSION_BUS_ADDRESS": env["DBUS_SESSION_BUS_ADDRESS"]})
+    bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
+    display = f"wayland-release-check-{os.getpid()}"
+    version = subprocess.run(["gnome-shell", "--version"], env=env, capture_output=True, text=True).stdout.strip()
+    print(f"gnome check: {version}")
+    shell = start(["gnome-shell", "--headless", "--virtual-monitor", "1280x800", "--wayland-display", display],
+                  env, os.path.join(HOME, "gnome-shell.log"))
+    if not eventually(60, lambda: bus.name_has_owner(SHELL_BUS)):
+        fail(f"GNOME Shell did not answer on the session bus (it {'ended' if shell.poll() is not None else 'runs'})")
+
+    # The extension loads: ACTIVE (45 and later, state 1).
+    extensions = bus.get_object(SHELL_BUS, "/org/gnome/Shell")
+    info = eventually(20, lambda: (lambda i: i if i.get("state") == 1 else None)(
+        extensions.GetExtensionInfo(UUID, dbus_interface="org.gnome.Shell.Extensions")))
+    if not info:
+        found = extensions.GetExtensionInfo(UUID, dbus_interface="org.gnome.Shell.Extensions")
+        fail(f"{UUID} is not active: state {found.get('state')}, error {found.get('error', '')!r}")
+    print(f"gnome check: {UUID} is active")
+
+    # restored, as far as the extension can tell: the owner of org.restored1.
+    bus.request_name("org.restored1")
+    places = bus.get_object(SHELL_BUS, PLACES_PATH)
+    entry = os.path.join(HOME, "share", "applications", "foot-check.desktop")
+    os.makedirs(os.path.dirname(entry), exist_ok=True)
+    with open(entry, "w") as handle:
+        handle.write("[Desktop Entry]\nType=Application\nName=foot (check)\nExec=foot\n")
+    rules = [
+        {"id": "framed", "launched-file": entry, "launch": dbus.UInt32(1), "workspace": dbus.Int32(1),
+         "x": dbus.Int32(100), "y": dbus.Int32(80), "width": dbus.Int32(600), "height": dbus.Int32(400)},
+        {"id": "maximized", "launched-file": entry, "launch": dbus.UInt32(2), "workspace": dbus.Int32(0),
+         "x": dbus.Int32(500), "y": dbus.Int32(300), "width": dbus.Int32(640), "height": dbus.Int32(360),
+         "maximized": True},
+    ]
+    places.SetRules(dbus.Array([dbus.Dictionary(rule, signature="sv") for rule in rules], signature="a{sv}"),
+                    dbus.UInt32(120), dbus_interface=PLACES)
+    app_env = dict(env, WAYLAND_DISPLAY=display, GIO_LAUNCHED_DESKTOP_FILE=entry)
+    foot_version = subprocess.run(["foot", "--version"], env=app_env, capture_output=True, text=True).stdout.strip()
+    print(f"gnome check: {foot_version}")
+    # foot takes a frame to the pixel, not rounded to its cells.
+    foot_config = os.path.join(HOME, "foot.ini")
+    with open(foot_config, "w") as handle:
+        handle.write("[main]\nresize-by-cells=no\n")
+    for index in range(len(rules)):
+        # One launch after the other: the first window takes the first rule.
+        start(["foot", "--config", foot_config, "--app-id", "foot", "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
+        if not eventually(30, lambda: len(places.Applied(dbus_interface=PLACES)) > index):
+            fail(f"the rule {rules[index]['id']} was never applied (applied: {list(places.Applied(dbus_interface=PLACES))})")
+
+    def windows():
+        return [{str(key): value for key, value in window.items()} for window in places.Windows(dbus_interface=PLACES)]
+
+    def placed():
+        found = {}
+        for rule_id, window_id in places.Applied(dbus_interface=PLACES):
+            window = next((w for w in windows() if int(w["id"]) == int(window_id)), None)
+            if window is not None:
+                found[str(rule_id)] = window
+        return found
+
+    def as_asked():
+        found = placed()
+        framed, maximized = found.get("framed"), found.get("maximized")
+        return framed and maximized \
+            and int(framed["workspace"]) == 1 and (int(framed["x"]), int(framed["y"]), int(framed["width"]), int(framed["height"])) == (100, 80, 600, 400) \
+            and not bool(framed["maximized"]) and bool(maximized["maximized"]) and int(maximized["workspace"]) == 0
+    if not eventually(20, as_asked):
+        fail("the windows did not take their places: " + json.dumps(
+            {rule: {key: (bool(value) if isinstance(value, dbus.Boolean) else str(value)) for key, value in window.items()}
+             for rule, window in placed().items()}))
+    print("gnome check: a window on workspace 2 at 100,80 600x400 and a maximized one came back as their rules say")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        end_all()

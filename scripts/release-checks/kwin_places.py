@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""KWin of a release, with restored's KWin script.
+
+Runs inside a release's root (scripts/test-releases) with that release's
+KWin on its virtual backend, on a private session bus. It plays the session
+plugin's side of the script's protocol (Extensions/kwin/places.js): it owns
+org.restored1.KWinPlaces and serves Report, Claim and Applied, loads the
+script over D-Bus, launches two foot windows, answers each claim with a
+place (one on desktop 2 at 100,80 600x400, one maximized), and checks that
+Applied reports the frame and states each window took (on Wayland a frame
+lands after the client's next commit), then that a second run of the
+script reports them (desktop, frame, maximized). Every process it starts
+ends with it.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import dbus
+import dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+HOME = os.environ["CHECK_HOME"]
+SCRIPT = os.path.join(HOME, "places.js")
+NAME = "org.restored1.KWinPlaces"
+started = []
+
+
+def fail(message):
+    print(f"kwin check: {message}", file=sys.stderr)
+    log = os.path.join(HOME, "kwin.log")
+    if os.path.exists(log):
+        print("--- KWin's log (its last lines):", file=sys.stderr)
+        with open(log, errors="replace") as handle:
+            sys.stderr.write("".join(handle.readlines()[-30:]))
+    sys.exit(1)
+
+
+def start(arguments, env, log):
+    process = subprocess.Popen(arguments, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+    started.append(process.pid)
+    return process
+
+
+def end_all():
+    for pid in reversed(started):
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 5
+    for pid in reversed(started):
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def pump(seconds, done):
+    """Runs the main loop until done() or `seconds`; returns done()'s last value."""
+    context = GLib.MainContext.default()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        while context.pending():
+            context.iteration(False)
+        value = done()
+        if value:
+            return value
+        time.sleep(0.02)
+    return done()
+
+
+class Places(dbus.service.Object):
+    """The session plugin's side: the places to hand out, what came back."""
+
+    def __init__(self, bus, places):
+        super().__init__(bus, "/org/restored1/KWinPlaces")
+        self.places = list(places)
+        self.reports = []
+        self.applied = []
+
+    @dbus.service.method(NAME, in_signature="s", out_signature="")
+    def Report(self, windows):
+        self.reports.append(json.loads(str(windows)))
+
+    @dbus.service.method(NAME, in_signature="s", out_signature="s")
+    def Claim(self, window):
+        return json.dumps(self.places.pop(0)) if self.places else "{}"
+
+    @dbus.service.method(NAME, in_signature="s", out_signature="")
+    def Applied(self, outcome):
+        self.applied.append(json.loads(str(outcome)))
+
+
+def main():
+    DBusGMainLoop(set_as_default=True)
+    runtime = os.path.join(HOME, "runtime")
+    os.makedirs(runtime, mode=0o700, exist_ok=True)
+    env = dict(os.environ, HOME=HOME, XDG_RUNTIME_DIR=runtime, XDG_CONFIG_HOME=os.path.join(HOME, "config"),
+               XDG_DATA_HOME=os.path.join(HOME, "data"), QT_QPA_PLATFORM="wayland")
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    lines = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+                           env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+    env["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
+    started.append(int(lines[1]))
+    bus = dbus.bus.BusConnection(lines[0])
+
+    # KWin's binary carries a file capability this machine will not run:
+    # a copy without it, named kwin_wayland (its platform plugin checks).
+    binary_dir = os.path.join(HOME, "bin")
+    os.makedirs(binary_dir, exist_ok=True)
+    shutil.copy("/usr/bin/kwin_wayland", os.path.join(binary_dir, "kwin_wayland"))
+    version = subprocess.run([os.path.join(binary_dir, "kwin_wayland"), "--version"], env=env, capture_output=True, text=True).stdout.strip()
+    print(f"kwin check: {version}")
+    display = f"wayland-kwin-check-{os.getpid()}"
+    kwin = start([os.path.join(binary_dir, "kwin_wayland"), "--virtual", "--width", "1280", "--height", "800", "--socket", display],
+                 dict(env, QT_QPA_PLATFORM="offscreen"), os.path.join(HOME, "kwin.log"))
+    if not pump(60, lambda: bus.name_has_owner("org.kde.KWin")):
+        fail(f"KWin did not answer on the session bus (it {'ended' if kwin.poll() is not None else 'runs'})")
+
+    places = Places(bus, [
+        {"rule": "framed", "desktop": 1, "x": 100, "y": 80, "width": 600, "height": 400,
+         "maximized": False, "fullscreen": False, "minimized": False},
+        {"rule": "maximized", "desktop": 0, "x": 500, "y": 300, "width": 640, "height": 360,
+         "maximized": True, "fullscreen": False, "minimized": False},
+    ])
+    bus.request_name(NAME)
+    scripting = bus.get_object("org.kde.KWin", "/Scripting")
+
+    def run_script(name):
+        script_id = int(scripting.loadScript(SCRIPT, name, dbus_interface="org.kde.kwin.Scripting", signature="ss"))
+        for path in (f"/Scripting/Script{script_id}", f"/{script_id}"):
+            try:
+                bus.get_object("org.kde.KWin", path).run(dbus_interface="org.kde.kwin.Script")
+                return name
+            except dbus.DBusException:
+                continue
+        fail(f"the script {name} was loaded ({script_id}) but could not be run")
+
+    def unload(name):
+        scripting.unloadScript(name, dbus_interface="org.kde.kwin.Scripting")
+
+    run_script("restored-places-check")
+    if not pump(20, lambda: places.reports):
+        fail("the script reported no windows when it started")
+
+    foot_config = os.path.join(HOME, "foot.ini")
+    with open(foot_config, "w") as handle:
+        handle.write("[main]\nresize-by-cells=no\n")
+    app_env = dict(env, WAYLAND_DISPLAY=display)
+    app_env.pop("QT_QPA_PLATFORM", None)
+    for index in range(2):
+        start(["foot", "--config", foot_config, "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
+        if not pump(30, lambda: len(places.applied) > index):
+            fail(f"the script reported no place applied for window {index + 1} (applied: {places.applied})")
+    applied = {outcome["rule"]: outcome for outcome in places.applied}
+    framed, maximized = applied.get("framed"), applied.get("maximized")
+    if not framed or (framed["x"], framed["y"], framed["width"], framed["height"]) != (100, 80, 600, 400):
+        fail(f"Applied did not report the frame the window took: {framed}")
+    if not maximized or maximized.get("maximized") is not True:
+        fail(f"Applied did not report the window maximized: {maximized}")
+    print(f"kwin check: Applied reports the frames taken: {framed['x']},{framed['y']} {framed['width']}x{framed['height']}, and a maximized window")
+    unload("restored-places-check")
+
+    # A save reads them back: a second run reports both.
+    places.reports.clear()
+    run_script("restored-places-read")
+    if not pump(20, lambda: places.reports):
+        fail("the second run reported no windows")
+    windows = places.reports[-1]
+    desktops = sorted(window["desktop"] for window in windows)
+    frames = [(w["x"], w["y"], w["width"], w["height"]) for w in windows if not w["maximized"]]
+    if desktops != [0, 1] or frames != [(100, 80, 600, 400)] or sum(1 for w in windows if w["maximized"]) != 1:
+        fail(f"the windows were read back otherwise: {windows}")
+    unload("restored-places-read")
+    print("kwin check: read back: one window on desktop 2 at 100,80 600x400, one maximized")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        end_all()
