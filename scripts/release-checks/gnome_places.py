@@ -13,80 +13,25 @@ frame, maximized where its rule says. Every process it starts ends with it.
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
 
 import dbus
 
-HOME = os.environ["CHECK_HOME"]
+from release_check import ReleaseCheck
+
+CHECK = ReleaseCheck("gnome check", "gnome-shell.log", "gnome-shell")
+HOME = CHECK.home
 SHELL_BUS = "org.gnome.Shell"
 PLACES_PATH = "/org/restored1/WindowPlaces"
 PLACES = "org.restored1.WindowPlaces"
 UUID = "window-places@restored"
-started = []
+fail = CHECK.fail
 
 
-def fail(message):
-    print(f"gnome check: {message}", file=sys.stderr)
-    log = os.path.join(HOME, "gnome-shell.log")
-    if os.path.exists(log):
-        print("--- gnome-shell's log (its last lines):", file=sys.stderr)
-        with open(log, errors="replace") as handle:
-            sys.stderr.write("".join(handle.readlines()[-40:]))
-    sys.exit(1)
-
-
-def start(arguments, env, log=None):
-    output = open(log, "w") if log else subprocess.DEVNULL
-    process = subprocess.Popen(arguments, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-    started.append(process)
-    return process
-
-
-def end_all():
-    for process in reversed(started):
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    for process in reversed(started):
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def private_bus(env):
-    config = "/usr/share/dbus-1/session.conf"
-    output = subprocess.run(["dbus-daemon", f"--config-file={config}", "--fork", "--print-address=1", "--print-pid=1"],
-                            env=env, capture_output=True, text=True, check=True).stdout.split("\n")
-    address, pid = output[0], int(output[1])
-
-    class Forked:
-        def __init__(self, pid):
-            self.pid = pid
-
-        def poll(self):
-            try:
-                os.kill(self.pid, 0)
-                return None
-            except ProcessLookupError:
-                return 0
-
-        def wait(self, timeout=None):
-            deadline = time.monotonic() + (timeout or 5)
-            while self.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-
-    # A forked bus is its own session leader: ended by its pid.
-    bus = Forked(pid)
-    bus.pid = pid
-    started.append(bus)
-    return address
+def start(arguments, env, log):
+    return CHECK.start(arguments, env, log)
 
 
 def eventually(seconds, what):
@@ -115,9 +60,9 @@ def main():
     })
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    env["DBUS_SYSTEM_BUS_ADDRESS"] = private_bus(env)
+    env["DBUS_SYSTEM_BUS_ADDRESS"] = CHECK.private_bus(env)
     start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(HOME, "logind.log"))
-    env["DBUS_SESSION_BUS_ADDRESS"] = private_bus(env)
+    env["DBUS_SESSION_BUS_ADDRESS"] = CHECK.private_bus(env)
     for key, value in (("enabled-extensions", f"['{UUID}']"), ("disable-user-extensions", "false")):
         subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=env, check=True)
 
@@ -125,7 +70,7 @@ def main():
     bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
     display = f"wayland-release-check-{os.getpid()}"
     version = subprocess.run(["gnome-shell", "--version"], env=env, capture_output=True, text=True).stdout.strip()
-    print(f"gnome check: {version}")
+    CHECK.say(f"{version}")
     shell = start(["gnome-shell", "--headless", "--virtual-monitor", "1280x800", "--wayland-display", display],
                   env, os.path.join(HOME, "gnome-shell.log"))
     if not eventually(60, lambda: bus.name_has_owner(SHELL_BUS)):
@@ -138,7 +83,7 @@ def main():
     if not info:
         found = extensions.GetExtensionInfo(UUID, dbus_interface="org.gnome.Shell.Extensions")
         fail(f"{UUID} is not active: state {found.get('state')}, error {found.get('error', '')!r}")
-    print(f"gnome check: {UUID} is active")
+    CHECK.say(f"{UUID} is active")
 
     # restored, as far as the extension can tell: the owner of org.restored1.
     bus.request_name("org.restored1")
@@ -158,7 +103,7 @@ def main():
                     dbus.UInt32(120), dbus_interface=PLACES)
     app_env = dict(env, WAYLAND_DISPLAY=display, GIO_LAUNCHED_DESKTOP_FILE=entry)
     foot_version = subprocess.run(["foot", "--version"], env=app_env, capture_output=True, text=True).stdout.strip()
-    print(f"gnome check: {foot_version}")
+    CHECK.say(f"{foot_version}")
     # foot takes a frame to the pixel, not rounded to its cells.
     foot_config = os.path.join(HOME, "foot.ini")
     with open(foot_config, "w") as handle:
@@ -190,11 +135,11 @@ def main():
         fail("the windows did not take their places: " + json.dumps(
             {rule: {key: (bool(value) if isinstance(value, dbus.Boolean) else str(value)) for key, value in window.items()}
              for rule, window in placed().items()}))
-    print("gnome check: a window on workspace 2 at 100,80 600x400 and a maximized one came back as their rules say")
+    CHECK.say("a window on workspace 2 at 100,80 600x400 and a maximized one came back as their rules say")
 
 
 if __name__ == "__main__":
     try:
         main()
     finally:
-        end_all()
+        CHECK.end_all()

@@ -15,9 +15,7 @@ ends with it.
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
 import time
 
 import dbus
@@ -25,47 +23,13 @@ import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
-HOME = os.environ["CHECK_HOME"]
+from release_check import ReleaseCheck
+
+CHECK = ReleaseCheck("kwin check", "kwin.log", "KWin")
+HOME = CHECK.home
 SCRIPT = os.path.join(HOME, "places.js")
 NAME = "org.restored1.KWinPlaces"
-started = []
-
-
-def fail(message):
-    print(f"kwin check: {message}", file=sys.stderr)
-    log = os.path.join(HOME, "kwin.log")
-    if os.path.exists(log):
-        print("--- KWin's log (its last lines):", file=sys.stderr)
-        with open(log, errors="replace") as handle:
-            sys.stderr.write("".join(handle.readlines()[-30:]))
-    sys.exit(1)
-
-
-def start(arguments, env, log):
-    process = subprocess.Popen(arguments, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
-    started.append(process.pid)
-    return process
-
-
-def end_all():
-    for pid in reversed(started):
-        try:
-            os.killpg(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + 5
-    for pid in reversed(started):
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
-        else:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+fail = CHECK.fail
 
 
 def pump(seconds, done):
@@ -112,11 +76,8 @@ def main():
                XDG_DATA_HOME=os.path.join(HOME, "data"), QT_QPA_PLATFORM="wayland")
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    lines = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
-                           env=env, capture_output=True, text=True, check=True).stdout.split("\n")
-    env["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
-    started.append(int(lines[1]))
-    bus = dbus.bus.BusConnection(lines[0])
+    env["DBUS_SESSION_BUS_ADDRESS"] = CHECK.private_bus(env)
+    bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
 
     # KWin's binary carries a file capability this machine will not run:
     # a copy without it, named kwin_wayland (its platform plugin checks).
@@ -124,9 +85,9 @@ def main():
     os.makedirs(binary_dir, exist_ok=True)
     shutil.copy("/usr/bin/kwin_wayland", os.path.join(binary_dir, "kwin_wayland"))
     version = subprocess.run([os.path.join(binary_dir, "kwin_wayland"), "--version"], env=env, capture_output=True, text=True).stdout.strip()
-    print(f"kwin check: {version}")
+    CHECK.say(f"{version}")
     display = f"wayland-kwin-check-{os.getpid()}"
-    kwin = start([os.path.join(binary_dir, "kwin_wayland"), "--virtual", "--width", "1280", "--height", "800", "--socket", display],
+    kwin = CHECK.start([os.path.join(binary_dir, "kwin_wayland"), "--virtual", "--width", "1280", "--height", "800", "--socket", display],
                  dict(env, QT_QPA_PLATFORM="offscreen"), os.path.join(HOME, "kwin.log"))
     if not pump(60, lambda: bus.name_has_owner("org.kde.KWin")):
         fail(f"KWin did not answer on the session bus (it {'ended' if kwin.poll() is not None else 'runs'})")
@@ -163,7 +124,7 @@ def main():
     app_env = dict(env, WAYLAND_DISPLAY=display)
     app_env.pop("QT_QPA_PLATFORM", None)
     for index in range(2):
-        start(["foot", "--config", foot_config, "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
+        CHECK.start(["foot", "--config", foot_config, "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
         if not pump(30, lambda: len(places.applied) > index):
             fail(f"the script reported no place applied for window {index + 1} (applied: {places.applied})")
     applied = {outcome["rule"]: outcome for outcome in places.applied}
@@ -172,7 +133,7 @@ def main():
         fail(f"Applied did not report the frame the window took: {framed}")
     if not maximized or maximized.get("maximized") is not True:
         fail(f"Applied did not report the window maximized: {maximized}")
-    print(f"kwin check: Applied reports the frames taken: {framed['x']},{framed['y']} {framed['width']}x{framed['height']}, and a maximized window")
+    CHECK.say(f"Applied reports the frames taken: {framed['x']},{framed['y']} {framed['width']}x{framed['height']}, and a maximized window")
     unload("restored-places-check")
 
     # A save reads them back: a second run reports both.
@@ -186,11 +147,11 @@ def main():
     if desktops != [0, 1] or frames != [(100, 80, 600, 400)] or sum(1 for w in windows if w["maximized"]) != 1:
         fail(f"the windows were read back otherwise: {windows}")
     unload("restored-places-read")
-    print("kwin check: read back: one window on desktop 2 at 100,80 600x400, one maximized")
+    CHECK.say("read back: one window on desktop 2 at 100,80 600x400, one maximized")
 
 
 if __name__ == "__main__":
     try:
         main()
     finally:
-        end_all()
+        CHECK.end_all()
