@@ -36,7 +36,7 @@ extension NeovimSession {
         _ = try client.call("nvim_command", ["silent! only!"])
         for file in buffers where Self.isPlainPath(file) {
             guard let buffer = try? client.call("nvim_call_function", ["bufadd", [.string(file)]]) else { continue }
-            _ = try? client.call("nvim_buf_set_option", [buffer, "buflisted", true])
+            _ = try? client.call("nvim_call_function", ["setbufvar", [buffer, "&buflisted", 1]])
         }
         // Every tab page first: the tab line they bring takes its row
         // before any window is sized.
@@ -85,7 +85,7 @@ extension NeovimSession {
     private func scale(of layout: Layout, client: NeovimClient) throws(NeovimError) -> (Double, Double) {
         let (width, height) = Self.extent(of: layout)
         guard width > 0, height > 0 else { return (1, 1) }
-        let columns = try client.call("nvim_get_option", ["columns"]).intValue ?? width
+        let columns = try client.call("nvim_eval", ["&columns"]).intValue ?? width
         // The windows' total height now: the first tab's room as Neovim lays it out.
         let windowsHeight = try client.call("nvim_eval", ["&lines - &cmdheight - (&laststatus > 0 ? 1 : 0) - (tabpagenr('$') > 1 || &showtabline == 2 ? 1 : 0)"]).intValue ?? height
         return (Double(columns) / Double(width), Double(windowsHeight) / Double(height))

@@ -126,7 +126,13 @@ extension NeovimSession {
             second.append(("nvim_tabpage_get_win", [tab]))
         }
         for buffer in buffers {
-            second += [("nvim_buf_get_name", [buffer]), ("nvim_buf_get_option", [buffer, "buftype"]), ("nvim_buf_get_option", [buffer, "buflisted"])]
+            // getbufvar() answers on every Neovim; nvim_buf_get_option is
+            // deprecated since 0.10, and nvim_get_option_value takes a
+            // buffer only from 0.8 (Debian 12 has 0.7.2).
+            second += [
+                ("nvim_buf_get_name", [buffer]), ("nvim_call_function", ["getbufvar", [buffer, "&buftype"]]),
+                ("nvim_call_function", ["getbufvar", [buffer, "&buflisted"]]),
+            ]
         }
         let answers = try client.callAtomic(second)
         var layouts: [(tree: MessagePackValue, current: Int?)] = []
@@ -141,7 +147,7 @@ extension NeovimSession {
             guard let handle = buffer.intValue, let name = answers[base].stringValue, isPlainPath(name),
                   answers[base + 1].stringValue == "" else { continue }
             files[handle] = name
-            if answers[base + 2].boolValue == true { listed.append(name) }
+            if answers[base + 2].intValue == 1 || answers[base + 2].boolValue == true { listed.append(name) }
         }
 
         var windowIDs: [Int] = []
