@@ -30,10 +30,6 @@ UUID = "window-places@restored"
 fail = CHECK.fail
 
 
-def start(arguments, env, log):
-    return CHECK.start(arguments, env, log)
-
-
 def eventually(seconds, what):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -48,7 +44,7 @@ def eventually(seconds, what):
 
 
 def main():
-    env = {key: value for key, value in os.environ.items()}
+    env = dict(os.environ)
     runtime = os.path.join(HOME, "runtime")
     os.makedirs(runtime, mode=0o700, exist_ok=True)
     os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
@@ -61,7 +57,7 @@ def main():
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
     env["DBUS_SYSTEM_BUS_ADDRESS"] = CHECK.private_bus(env)
-    start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(HOME, "logind.log"))
+    CHECK.start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(HOME, "logind.log"))
     env["DBUS_SESSION_BUS_ADDRESS"] = CHECK.private_bus(env)
     for key, value in (("enabled-extensions", f"['{UUID}']"), ("disable-user-extensions", "false")):
         subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=env, check=True)
@@ -71,7 +67,7 @@ def main():
     display = f"wayland-release-check-{os.getpid()}"
     version = subprocess.run(["gnome-shell", "--version"], env=env, capture_output=True, text=True).stdout.strip()
     CHECK.say(f"{version}")
-    shell = start(["gnome-shell", "--headless", "--virtual-monitor", "1280x800", "--wayland-display", display],
+    shell = CHECK.start(["gnome-shell", "--headless", "--virtual-monitor", "1280x800", "--wayland-display", display],
                   env, os.path.join(HOME, "gnome-shell.log"))
     if not eventually(60, lambda: bus.name_has_owner(SHELL_BUS)):
         fail(f"GNOME Shell did not answer on the session bus (it {'ended' if shell.poll() is not None else 'runs'})")
@@ -110,7 +106,7 @@ def main():
         handle.write("[main]\nresize-by-cells=no\n")
     for index in range(len(rules)):
         # One launch after the other: the first window takes the first rule.
-        start(["foot", "--config", foot_config, "--app-id", "foot", "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
+        CHECK.start(["foot", "--config", foot_config, "--app-id", "foot", "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
         if not eventually(30, lambda: len(places.Applied(dbus_interface=PLACES)) > index):
             fail(f"the rule {rules[index]['id']} was never applied (applied: {list(places.Applied(dbus_interface=PLACES))})")
 
@@ -139,7 +135,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        CHECK.end_all()
+    CHECK.run(main)

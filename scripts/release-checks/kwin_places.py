@@ -151,7 +151,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        CHECK.end_all()
+    CHECK.run(main)

@@ -45,6 +45,13 @@ class ReleaseCheck:
         self.started.append((int(lines[1]), None))
         return lines[0]
 
+    def run(self, main):
+        """Runs `main`, then ends every process it started, whatever its end."""
+        try:
+            main()
+        finally:
+            self.end_all()
+
     def end_all(self):
         """Ends every process group started, last first: SIGTERM, then
         SIGKILL after five seconds."""
