@@ -35,7 +35,7 @@ public struct RuntimeRecord: Hashable, Sendable, CustomStringConvertible {
         text = String(decoding: note.description.prefix { $0 != 0 }, as: UTF8.self)
     }
 
-    /// The version of restored (and of the SDK) it names: `0.2.0`.
+    /// The version of restored (and of the SDK) it names: `0.3.0`.
     public var version: String? {
         guard text.hasPrefix("restored ") else { return nil }
         return text.dropFirst("restored ".count).prefix { $0 != ";" }.description

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 /** The version of restored and of its SDK, `restored --version`. */
-#define RESTORED_VERSION "0.2.0"
+#define RESTORED_VERSION "0.3.0"
 
 /** The note's type under the owner "restored". */
 #define RESTORED_RUNTIME_NOTE_TYPE 0x52540001u
