@@ -21,4 +21,15 @@ import Testing
         #expect(gnome.accepts(program: "/usr/bin/gnome-terminal") && !gnome.accepts(program: "flatpak"))
         #expect(TerminalEmulator.find(desktopID: "x.desktop", executable: "/usr/libexec/gnome-terminal-server") == gnome)
     }
+
+    @Test("Ptyxis: each window a standalone process of its own in its directory (its shared instance would restore its own older session first, and a tab would join the focused window), a program after --")
+    func ptyxis() throws {
+        let ptyxis = try #require(TerminalEmulator.find(desktopID: "org.gnome.Ptyxis.desktop", executable: nil))
+        #expect(TerminalEmulator.find(desktopID: "x.desktop", executable: "/usr/bin/ptyxis") == ptyxis)
+        #expect(ptyxis.launches(directories: ["/home/u/a b", "/srv/$(x)"]).map(\.arguments) == [
+            ["--standalone", "--new-window", "--working-directory=/home/u/a b"], ["--standalone", "--new-window", "--working-directory=/srv/$(x)"],
+        ])
+        #expect(ptyxis.launch(directory: "/a", running: ["/bin/sh", "/run/x"]).arguments == ["--standalone", "--new-window", "--working-directory=/a", "--", "/bin/sh", "/run/x"])
+        #expect(ptyxis.accepts(program: "/usr/bin/ptyxis") && !ptyxis.accepts(program: "flatpak"))
+    }
 }

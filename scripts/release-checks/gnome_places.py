@@ -14,12 +14,11 @@ frame, maximized where its rule says. Every process it starts ends with it.
 import json
 import os
 import subprocess
-import sys
 import time
 
 import dbus
 
-from release_check import ReleaseCheck
+from release_check import ReleaseCheck, eventually
 
 CHECK = ReleaseCheck("gnome check", "gnome-shell.log", "gnome-shell")
 HOME = CHECK.home
@@ -30,56 +29,9 @@ UUID = "window-places@restored"
 fail = CHECK.fail
 
 
-def eventually(seconds, what):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            value = what()
-            if value:
-                return value
-        except dbus.DBusException:
-            pass
-        time.sleep(0.1)
-    return None
-
-
 def main():
-    env = dict(os.environ)
-    runtime = os.path.join(HOME, "runtime")
-    os.makedirs(runtime, mode=0o700, exist_ok=True)
-    os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
-    os.chmod("/tmp/.X11-unix", 0o1777)
-    env.update({
-        "HOME": HOME, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": os.path.join(HOME, "config"),
-        "XDG_DATA_HOME": os.path.join(HOME, "data"), "XDG_DATA_DIRS": f"{HOME}/share:/usr/local/share:/usr/share",
-        "GSETTINGS_BACKEND": "keyfile", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
-    })
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-    env["DBUS_SYSTEM_BUS_ADDRESS"] = CHECK.private_bus(env)
-    CHECK.start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(HOME, "logind.log"))
-    env["DBUS_SESSION_BUS_ADDRESS"] = CHECK.private_bus(env)
-    for key, value in (("enabled-extensions", f"['{UUID}']"), ("disable-user-extensions", "false")):
-        subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=env, check=True)
-
+    env, bus, display = CHECK.gnome_shell(UUID)
     os.environ.update({"DBUS_SESSION_BUS_ADDRESS": env["DBUS_SESSION_BUS_ADDRESS"]})
-    bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
-    display = f"wayland-release-check-{os.getpid()}"
-    version = subprocess.run(["gnome-shell", "--version"], env=env, capture_output=True, text=True).stdout.strip()
-    CHECK.say(f"{version}")
-    shell = CHECK.start(["gnome-shell", "--headless", "--virtual-monitor", "1280x800", "--wayland-display", display],
-                  env, os.path.join(HOME, "gnome-shell.log"))
-    if not eventually(60, lambda: bus.name_has_owner(SHELL_BUS)):
-        fail(f"GNOME Shell did not answer on the session bus (it {'ended' if shell.poll() is not None else 'runs'})")
-
-    # The extension loads: ACTIVE (45 and later, state 1).
-    extensions = bus.get_object(SHELL_BUS, "/org/gnome/Shell")
-    info = eventually(20, lambda: (lambda i: i if i.get("state") == 1 else None)(
-        extensions.GetExtensionInfo(UUID, dbus_interface="org.gnome.Shell.Extensions")))
-    if not info:
-        found = extensions.GetExtensionInfo(UUID, dbus_interface="org.gnome.Shell.Extensions")
-        fail(f"{UUID} is not active: state {found.get('state')}, error {found.get('error', '')!r}")
-    CHECK.say(f"{UUID} is active")
 
     # restored, as far as the extension can tell: the owner of org.restored1.
     bus.request_name("org.restored1")

@@ -78,3 +78,65 @@ class ReleaseCheck:
                     os.killpg(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+
+    def gnome_shell(self, extension, environment=None):
+        """Starts the release's GNOME Shell headless on private buses (a
+        session bus, and a system bus with python3-dbusmock's logind), with
+        `extension` enabled, and waits until it is active. Returns the
+        environment of the session (its bus, HOME and XDG directories under
+        the check's home; WAYLAND_DISPLAY not set), a connection to the
+        session bus and the shell's Wayland display."""
+        import dbus
+
+        env = dict(os.environ)
+        runtime = os.path.join(self.home, "runtime")
+        os.makedirs(runtime, mode=0o700, exist_ok=True)
+        # Xwayland's sockets: GNOME Shell ends at its start without the directory.
+        os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
+        os.chmod("/tmp/.X11-unix", 0o1777)
+        env.update({
+            "HOME": self.home, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": os.path.join(self.home, "config"),
+            "XDG_DATA_HOME": os.path.join(self.home, "data"), "XDG_DATA_DIRS": f"{self.home}/share:/usr/local/share:/usr/share",
+            "GSETTINGS_BACKEND": "keyfile", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
+        })
+        env.update(environment or {})
+        env.pop("DISPLAY", None)
+        env.pop("WAYLAND_DISPLAY", None)
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = self.private_bus(env)
+        self.start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(self.home, "logind.log"))
+        env["DBUS_SESSION_BUS_ADDRESS"] = self.private_bus(env)
+        for key, value in (("enabled-extensions", f"['{extension}']"), ("disable-user-extensions", "false")):
+            subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=env, check=True)
+        bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
+        display = f"wayland-release-check-{os.getpid()}"
+        version = subprocess.run(["gnome-shell", "--version"], env=env, capture_output=True, text=True).stdout.strip()
+        self.say(version)
+        shell = self.start(["gnome-shell", "--headless", "--virtual-monitor", "1280x800", "--wayland-display", display],
+                           env, os.path.join(self.home, "gnome-shell.log"))
+        if not eventually(60, lambda: bus.name_has_owner("org.gnome.Shell")):
+            self.fail(f"GNOME Shell did not answer on the session bus (it {'ended' if shell.poll() is not None else 'runs'})")
+        # The extension loads: ACTIVE (45 and later, state 1).
+        extensions = bus.get_object("org.gnome.Shell", "/org/gnome/Shell")
+        info = lambda: extensions.GetExtensionInfo(extension, dbus_interface="org.gnome.Shell.Extensions")
+        if not eventually(20, lambda: info().get("state") == 1):
+            found = info()
+            self.fail(f"{extension} is not active: state {found.get('state')}, error {found.get('error', '')!r}")
+        self.say(f"{extension} is active")
+        return env, bus, display
+
+
+def eventually(seconds, what):
+    """The first true value `what` returns within `seconds` (a D-Bus error
+    counts as not yet), or None."""
+    import dbus
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            value = what()
+            if value:
+                return value
+        except dbus.DBusException:
+            pass
+        time.sleep(0.1)
+    return None

@@ -2,6 +2,16 @@ import SystemSupport
 /// The terminal emulators whose windows come back in the directories of the
 /// shells they showed, each through its own command-line option, with its
 /// tabs where it can open tabs from its command line.
+///
+/// Ptyxis restores a session of its own at the first command line its
+/// shared instance handles (`restore-session`, on by default): the tabs it
+/// had when its last window was last closed, which a session's end does
+/// not write (it ends Ptyxis by a signal). A window restored opens through
+/// that instance would come back beside that older session, and a tab
+/// would join whichever window was focused. So each of its windows comes
+/// back as a process of its own (`--standalone --new-window`), which
+/// restores nothing of Ptyxis's and opens one window in its directory;
+/// its tabs come back as windows of their own.
 public struct TerminalEmulator: Hashable, Sendable {
     /// How a directory reaches it.
     public enum DirectoryOption: Hashable, Sendable {
@@ -48,12 +58,13 @@ public struct TerminalEmulator: Hashable, Sendable {
     /// so in its manual page.
     private static let commandOptions: [String: [String]] = [
         "gnome-terminal-server": ["--"], "kgx": ["--"], "konsole": ["-e"], "xfce4-terminal": ["-x"], "kitty": [], "alacritty": ["-e"],
-        "foot": [], "wezterm-gui": ["--"], "ghostty": ["-e"], "tilix": ["-e"], "xterm": ["-e"],
+        "foot": [], "wezterm-gui": ["--"], "ghostty": ["-e"], "tilix": ["-e"], "xterm": ["-e"], "ptyxis": ["--"],
     ]
 
     private static let knownWithoutCommands: [TerminalEmulator] = [
         TerminalEmulator(executable: "gnome-terminal-server", programs: ["gnome-terminal"], desktopIDs: ["org.gnome.Terminal.desktop", "gnome-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab", windowOption: "--window"),
         TerminalEmulator(executable: "kgx", programs: ["kgx"], desktopIDs: ["org.gnome.Console.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: nil, windowOption: nil),
+        TerminalEmulator(executable: "ptyxis", programs: ["ptyxis"], desktopIDs: ["org.gnome.Ptyxis.desktop", "app.devsuite.Ptyxis.desktop"], directoryOption: .joined("--working-directory="), prefix: ["--standalone", "--new-window"], tabOption: nil, windowOption: nil),
         TerminalEmulator(executable: "konsole", programs: ["konsole"], desktopIDs: ["org.kde.konsole.desktop", "konsole.desktop"], directoryOption: .separate("--workdir"), prefix: [], tabOption: nil, windowOption: nil),
         TerminalEmulator(executable: "xfce4-terminal", programs: ["xfce4-terminal"], desktopIDs: ["xfce4-terminal.desktop"], directoryOption: .joined("--working-directory="), prefix: [], tabOption: "--tab", windowOption: "--window"),
         TerminalEmulator(executable: "kitty", programs: ["kitty"], desktopIDs: ["kitty.desktop"], directoryOption: .separate("--directory"), prefix: [], tabOption: nil, windowOption: nil),
