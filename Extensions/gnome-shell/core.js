@@ -8,7 +8,8 @@
 // It exports org.restored1.WindowPlaces at /org/restored1/WindowPlaces on
 // the shell's own session bus connection:
 // - Windows: every normal window with its process, app id, class, title,
-//   workspace, monitor (connector), frame and states;
+//   workspace, monitor (connector), frame and states, its GTK window's
+//   object path and its place among the windows the user last used;
 // - Monitors: each monitor's connector, whether it is primary, its frame;
 // - SetRules: the places restored hands over before it relaunches apps; a
 //   rule is applied as a matching new window is created (before it is first
@@ -105,7 +106,16 @@ function createWindowPlaces(lib) {
         return (app && app.get_id()) || window.get_sandboxed_app_id() || window.get_gtk_application_id() || '';
     }
 
-    function describe(window) {
+    // Each window's place in the order the user last used them (0: the
+    // last one), over every workspace: an app's own list of its windows
+    // (GtkApplication's) keeps the same order.
+    function recencies() {
+        const order = new Map();
+        global.display.get_tab_list(Meta.TabList.NORMAL_ALL, null).forEach((window, index) => order.set(window, index));
+        return order;
+    }
+
+    function describe(window, recency) {
         const frame = window.get_frame_rect();
         const workspace = window.get_workspace();
         const onAll = window.is_on_all_workspaces();
@@ -124,6 +134,10 @@ function createWindowPlaces(lib) {
             'maximized': new GLib.Variant('b', isMaximized(window)),
             'fullscreen': new GLib.Variant('b', window.is_fullscreen()),
             'minimized': new GLib.Variant('b', window.minimized),
+            // The GtkApplication window's object path on its app's bus
+            // connection (/org/gnome/Terminal/window/N), '' for others.
+            'gtk-window-path': new GLib.Variant('s', window.get_gtk_window_object_path() || ''),
+            'recency': new GLib.Variant('i', recency.has(window) ? recency.get(window) : -1),
         };
     }
 
@@ -558,7 +572,8 @@ function createWindowPlaces(lib) {
                     invocation.return_dbus_error(deniedError, 'only restored may read the windows');
                     return;
                 }
-                invocation.return_value(new GLib.Variant('(aa{sv})', [normalWindows().map(describe)]));
+                const recency = recencies();
+                invocation.return_value(new GLib.Variant('(aa{sv})', [normalWindows().map(window => describe(window, recency))]));
             });
         },
         MonitorsAsync(parameters, invocation) {

@@ -55,6 +55,7 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
         if let shells {
             try coder.encode(StateValue.array(shells.shells.map(\.stateValue)), forKey: "shells")
             if shells.tmuxWindows > 0 { try coder.encode(shells.tmuxWindows, forKey: "tmux-windows") }
+            if let windowTabs = shells.windowTabs { try coder.encode(windowTabs, forKey: "window-tabs") }
             if let kitty = shells.kitty { try coder.encode(kitty.stateValue, forKey: "kitty") }
         }
         if !windows.isEmpty {
@@ -127,9 +128,21 @@ final class AppInstanceObject: RestorableObject, RestorationClass {
                 }
             }
             for problem in problems { plugin.context.log("\(path): \(problem)", level: .info) }
+            // How many tabs each window held (GNOME Terminal); read as untrusted: used only when it adds up.
+            let windowTabs = ((try? coder.decode([Int].self, forKey: "window-tabs")) ?? nil)
             let instance = AppInstanceObject(
-                index: index, directory: directory, items: [], shells: TerminalShells(shells: shells, tmuxWindows: tmuxWindows), windows: saved
+                index: index, directory: directory, items: [],
+                shells: TerminalShells(shells: shells, tmuxWindows: tmuxWindows, windowTabs: windowTabs), windows: saved
             )
+            // Shells only, several windows of tabs: each window with its own tabs, in one launch.
+            if shells.allSatisfy({ $0.program == nil }),
+               let byWindow = instance.shells?.byWindow(windows: saved.count),
+               let launch = terminal.launch(windows: byWindow.map { $0.map(\.directory) }) {
+                plugin.restore.pend(
+                    DesktopLaunch(entry: entry, directory: launch.directory, items: [], arguments: launch.arguments), placing: saved, for: instance
+                )
+                return instance
+            }
             var windows = saved[...]
             func pend(_ launch: (arguments: [String], directory: String), script: ProgramScript? = nil) {
                 plugin.restore.pend(

@@ -15,13 +15,17 @@ final class DesktopAppObject: RestorableObject, RestorationClass {
 
     var restorationChildren: [any RestorableObject] { instances }
 
-    /// An app read at a save; `windows` are where each process's windows are, when the window manager says.
-    /// A terminal's windows are read by `shells`.
-    init(desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [SavedWindow]], shells: (Int32) -> TerminalShells) {
+    /// An app read at a save; `windows` are each process's windows, when the window manager says.
+    /// A terminal's shells are read by `shells`, given its process and windows.
+    init(
+        desktopID: String, instances: [RunningApp], entry: DesktopEntry?, windows: [Int32: [PlacedWindow]],
+        shells: (Int32, [PlacedWindow]) -> TerminalShells
+    ) {
         restorationIdentifier = desktopID
         let isTerminal = TerminalEmulator.find(desktopID: desktopID, executable: entry?.exec?.program) != nil
         self.instances = instances.enumerated().map { index, app in
-            AppInstanceObject(index: index, app: app, entry: entry, shells: isTerminal ? shells(app.pid) : nil, windows: windows[app.pid] ?? [])
+            let placed = windows[app.pid] ?? []
+            return AppInstanceObject(index: index, app: app, entry: entry, shells: isTerminal ? shells(app.pid, placed) : nil, windows: placed.map(\.place))
         }
     }
 

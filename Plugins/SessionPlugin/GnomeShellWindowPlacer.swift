@@ -70,10 +70,15 @@ struct GnomeShellWindowPlacer: WindowPlacer {
             let workspace = number("workspace").flatMap { $0 >= 0 ? $0 : nil }
             let monitor = fields["monitor"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             let pid = number("pid").flatMap { $0 > 0 ? Int32(exactly: $0) : nil }
-            return PlacedWindow(id: id, pid: pid, place: SavedWindow(
-                desktop: workspace, output: monitor, fullscreen: flag("fullscreen"), maximized: flag("maximized"), minimized: flag("minimized"),
-                x: x, y: y, width: width, height: height
-            ))
+            return PlacedWindow(
+                id: id, pid: pid,
+                place: SavedWindow(
+                    desktop: workspace, output: monitor, fullscreen: flag("fullscreen"), maximized: flag("maximized"), minimized: flag("minimized"),
+                    x: x, y: y, width: width, height: height
+                ),
+                applicationPath: fields["gtk-window-path"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+                recency: number("recency").flatMap { $0 >= 0 ? $0 : nil }
+            )
         }
     }
 

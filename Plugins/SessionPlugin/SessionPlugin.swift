@@ -81,17 +81,30 @@ final class SessionPlugin: RestorationPlugin {
     private var editorReadDeadline = ContinuousClock.now
 
     /// The windows of the terminal `pid`, each with its program as the
-    /// allow-list keeps it, and a Neovim's state within ``editorReadBudget``.
-    func terminalShells(of pid: Int32) -> TerminalShells {
+    /// allow-list keeps it, and a Neovim's state within ``editorReadBudget``;
+    /// GNOME Terminal's tabs grouped by its `windows` where they can be
+    /// told apart (``GnomeTerminalTabs``).
+    func terminalShells(of pid: Int32, windows: [PlacedWindow]) -> TerminalShells {
         // kitty's own layout, when it answers: its windows are those shells.
         if ProcProcess.executable(of: pid).map(ProgramName.of) == "kitty",
            let kitty = KittyLayout.read(kittyPID: pid, policy: policy, readEditor: readEditor(of:)) {
             var shells = TerminalShells(of: pid, policy: policy)
             shells.shells = kitty.windows
+            shells.pids = []
             shells.kitty = kitty
             return shells
         }
-        return TerminalShells(of: pid, policy: policy, readEditor: readEditor(of:))
+        var shells = TerminalShells(of: pid, policy: policy, readEditor: readEditor(of:))
+        if ProcProcess.executable(of: pid).map(ProgramName.of) == "gnome-terminal-server", windows.count > 1 {
+            do {
+                let grouped = try GnomeTerminalTabs.group(shells, server: pid, windows: windows, countAtEnd: context.saveOccasion?.endsSession == true)
+                shells.shells = grouped.shells
+                shells.windowTabs = grouped.counts
+            } catch {
+                context.log("GNOME Terminal \(pid): which tab is in which of its \(windows.count) windows is not told now (\(error)); its tabs are saved as one window's", level: .info)
+            }
+        }
+        return shells
     }
 
     /// The state of `program` when it is a Neovim, within ``editorReadBudget``.
@@ -168,7 +181,7 @@ final class SessionPlugin: RestorationPlugin {
         editorReadDeadline = WalkTime.deadline(in: context, atMost: Self.editorReadBudget)
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
-                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows, shells: terminalShells(of:))
+                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows, shells: terminalShells(of:windows:))
             } else {
                 DesktopAppObject(desktopID: id, carrying: carried[id] ?? [])
             }

@@ -81,6 +81,14 @@ struct TerminalShells {
 
     /// The windows that showed a shell, in the order the shells started.
     var shells: [Shell] = []
+    /// The process of each of ``shells`` (the window's first process),
+    /// when read from a running terminal; empty when read from an archive.
+    var pids: [Int32] = []
+    /// How many of ``shells`` each window holds, in the order of the
+    /// instance's saved windows, where the terminal holds several windows
+    /// of tabs in one process and they could be told apart
+    /// (``GnomeTerminalTabs``); nil: all of them in one window.
+    var windowTabs: [Int]?
     /// How many windows ran tmux.
     var tmuxWindows = 0
     /// kitty's own OS windows, tabs and layouts, when it answers its remote control.
@@ -90,10 +98,25 @@ struct TerminalShells {
     var directories: [String] { shells.map(\.directory) }
 
     /// Shells as an archive held them.
-    init(shells: [Shell], tmuxWindows: Int, kitty: KittyLayout? = nil) {
+    init(shells: [Shell], tmuxWindows: Int, kitty: KittyLayout? = nil, windowTabs: [Int]? = nil) {
         self.shells = shells
         self.tmuxWindows = tmuxWindows
         self.kitty = kitty
+        self.windowTabs = windowTabs
+    }
+
+    /// ``shells`` window by window, when ``windowTabs`` holds them all in
+    /// `windows` windows: nil otherwise.
+    func byWindow(windows: Int) -> [[Shell]]? {
+        // (An archive's counts, untrusted: each within the shells before they are added.)
+        guard let windowTabs, windowTabs.count == windows, windowTabs.allSatisfy({ $0 > 0 && $0 <= shells.count }),
+              windowTabs.reduce(0, +) == shells.count
+        else { return nil }
+        var start = 0
+        return windowTabs.map { count in
+            defer { start += count }
+            return Array(shells[start ..< start + count])
+        }
     }
 
     /// The shells below process `pid`; each window's program kept as
@@ -127,6 +150,7 @@ struct TerminalShells {
             let foreground = window.program.map { ForegroundProgram(arguments: $0, pid: window.pid) } ?? ForegroundProgram.of(panePID: window.pid, proc: proc)
             if let shell = Shell(directory: directory, foreground: foreground, alone: window.alone, policy: policy, readEditor: readEditor) {
                 shells.append(shell)
+                pids.append(window.pid)
             } else {
                 tmuxWindows += 1
             }

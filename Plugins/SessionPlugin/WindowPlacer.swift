@@ -105,6 +105,11 @@ struct PlacedWindow: Hashable, Sendable {
     var id: UInt64
     var pid: Int32?
     var place: SavedWindow
+    /// Its GtkApplication window's object path on its app's connection
+    /// (`/org/gnome/Terminal/window/3`), where the window manager says (GNOME Shell).
+    var applicationPath: String?
+    /// Its place among the windows the user last used, 0 the last (GNOME Shell).
+    var recency: Int?
 }
 
 /// The placer of the session `environment` describes: sway's or i3's IPC
@@ -123,10 +128,11 @@ func windowPlacer(environment: [String: String]) -> (any WindowPlacer)? {
 }
 
 extension WindowPlacer {
-    /// Where each process's windows are; nil when the window manager lists none.
-    func windowsByProcess() -> [Int32: [SavedWindow]]? {
+    /// Each process's windows, in the order the window manager lists them;
+    /// nil when it lists none.
+    func windowsByProcess() -> [Int32: [PlacedWindow]]? {
         guard let windows = windows(), !windows.isEmpty else { return nil }
-        return Dictionary(grouping: windows.filter { $0.pid != nil }, by: { $0.pid! }).mapValues { $0.map(\.place) }
+        return Dictionary(grouping: windows.filter { $0.pid != nil }, by: { $0.pid! })
     }
 
     /// The ids of the windows there now.

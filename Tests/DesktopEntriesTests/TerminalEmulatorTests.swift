@@ -20,6 +20,12 @@ import Testing
         // Its options go to its own program only, never to a wrapper.
         #expect(gnome.accepts(program: "/usr/bin/gnome-terminal") && !gnome.accepts(program: "flatpak"))
         #expect(TerminalEmulator.find(desktopID: "x.desktop", executable: "/usr/libexec/gnome-terminal-server") == gnome)
+        // Windows of tabs in one command line, where the terminal has both options.
+        #expect(gnome.launch(windows: [["/a", "/b"], ["/c"]])?.arguments == [
+            "--window", "--working-directory=/a", "--tab", "--working-directory=/b", "--window", "--working-directory=/c",
+        ])
+        #expect(gnome.launch(windows: [["/a"], []]) == nil)
+        #expect(konsole.launch(windows: [["/a"], ["/b"]]) == nil)
     }
 
     @Test("Ptyxis: each window a standalone process of its own in its directory (its shared instance would restore its own older session first, and a tab would join the focused window), a program after --")

@@ -115,6 +115,19 @@ public final class HeadlessGnomeShell {
         }
     }
 
+    /// Each normal window's id, process, GtkApplication object path ("" for
+    /// none) and title, read by the test extension.
+    public func titles(on bus: PrivateBus) async throws -> [(id: UInt64, pid: Int32, path: String, title: String)] {
+        let connection = try await bus.connect()
+        defer { connection.close() }
+        let reply = try await connection.call(destination: "org.gnome.Shell", path: "/org/restored1/test/Windows", interface: "org.restored1.test.Windows", member: "Titles")
+        return (reply.first?.arrayValue ?? []).compactMap { value in
+            guard let fields = value.structureValue, fields.count == 4, let id = fields[0].uint64Value, let pid = fields[1].int64Value.flatMap({ Int32(exactly: $0) }),
+                  let path = fields[2].stringValue, let title = fields[3].stringValue else { return nil }
+            return (id, pid, path, title)
+        }
+    }
+
     /// Has the test extension move the windows of `pid` to workspace
     /// `workspace` at `frame`, maximized or not, as a user would.
     public func place(pid: Int32, workspace: Int32, frame: [Int32], maximized: Bool = false, on bus: PrivateBus) async throws {
@@ -154,6 +167,7 @@ public final class HeadlessGnomeShell {
         const { Gio, GLib, Meta } = imports.gi;
         const xml = `<node><interface name="org.restored1.test.Windows">
           <method name="List"><arg type="a(iiiiiibt)" direction="out"/></method>
+          <method name="Titles"><arg type="a(tiss)" direction="out"/></method>
           <method name="Place"><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/>
             <arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="b" direction="in"/></method>
           <method name="PlaceWindow"><arg type="t" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/>
@@ -170,6 +184,9 @@ public final class HeadlessGnomeShell {
                     const ws = w.get_workspace();
                     return [w.get_pid(), ws ? ws.index() : -1, r.x, r.y, r.width, r.height, w.get_maximized() === Meta.MaximizeFlags.BOTH, w.get_id()];
                 });
+            },
+            Titles() {
+                return normal().map(w => [w.get_id(), w.get_pid(), w.get_gtk_window_object_path() || '', w.get_title() || '']);
             },
             Place(pid, workspace, x, y, width, height, maximized) {
                 place(normal().filter(w => w.get_pid() === pid), workspace, x, y, width, height, maximized);

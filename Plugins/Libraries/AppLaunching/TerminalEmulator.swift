@@ -101,6 +101,18 @@ public struct TerminalEmulator: Hashable, Sendable {
         return directories.map { (prefix + directoryArguments($0), $0) }
     }
 
+    /// The launch that reopens windows of tabs, each window the shells'
+    /// directories of one element of `windows`, in one process: nil where
+    /// the terminal cannot open several windows of tabs from one command
+    /// line (it needs a window option and a tab option).
+    public func launch(windows: [[String]]) -> (arguments: [String], directory: String)? {
+        guard let tabOption, let windowOption, let first = windows.first?.first, windows.allSatisfy({ !$0.isEmpty }) else { return nil }
+        let arguments = windows.flatMap { tabs in
+            [windowOption] + directoryArguments(tabs[0]) + tabs.dropFirst().flatMap { [tabOption] + directoryArguments($0) }
+        }
+        return (prefix + arguments, first)
+    }
+
     /// The launch that reopens one window in `directory` running `command`
     /// (`/bin/sh SCRIPT`) instead of the user's shell.
     public func launch(directory: String, running command: [String]) -> (arguments: [String], directory: String) {
