@@ -18,14 +18,10 @@ import time
 
 import dbus
 
-from release_check import ReleaseCheck, eventually
+from release_check import ReleaseCheck, eventually, PLACES, PLACES_PATH, SHELL_BUS, UUID
 
 CHECK = ReleaseCheck("gnome check", "gnome-shell.log", "gnome-shell")
 HOME = CHECK.home
-SHELL_BUS = "org.gnome.Shell"
-PLACES_PATH = "/org/restored1/WindowPlaces"
-PLACES = "org.restored1.WindowPlaces"
-UUID = "window-places@restored"
 fail = CHECK.fail
 
 

@@ -23,14 +23,10 @@ import time
 
 import dbus
 
-from release_check import ReleaseCheck, eventually
+from release_check import ReleaseCheck, answers, eventually, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
 
 CHECK = ReleaseCheck("ptyxis check", "restored.log", "restored")
 HOME = CHECK.home
-SHELL_BUS = "org.gnome.Shell"
-PLACES_PATH = "/org/restored1/WindowPlaces"
-PLACES = "org.restored1.WindowPlaces"
-UUID = "window-places@restored"
 APP = "org.restored.Session"
 ENTRY = "/usr/share/applications/org.gnome.Ptyxis.desktop"
 fail = CHECK.fail
@@ -123,8 +119,7 @@ def main():
             fail(f"the user's window {index + 1} did not take its place (Ptyxis: {ptyxis_processes()})")
 
     def ptyxis_windows():
-        return sorted(({str(key): value for key, value in window.items()} for window in places.Windows(dbus_interface=PLACES)
-                       if str(window["app-id"]) == "org.gnome.Ptyxis.desktop"), key=lambda window: int(window["id"]))
+        return windows_of(places, "org.gnome.Ptyxis.desktop")
 
     def place(window):
         return (int(window["workspace"]), int(window["x"]), int(window["y"]), int(window["width"]), int(window["height"]))
@@ -140,7 +135,7 @@ def main():
 
     # The installed restored: saves, the windows end as at a session's end, it reopens them.
     daemon = CHECK.start(["restored", "--autosave-interval", "0", "--log-level", "info"], app_env, CHECK.log)
-    if not eventually(30, lambda: subprocess.run(["restored-ctl", "status"], env=app_env, capture_output=True).returncode == 0):
+    if not eventually(30, lambda: answers(bus)):
         fail("restored did not answer")
     if not eventually(30, lambda: APP in subprocess.run(["restored-ctl", "apps"], env=app_env, capture_output=True, text=True).stdout):
         fail(f"the session plugin is not among restored's apps: {restored_ctl(app_env, 'apps')}")

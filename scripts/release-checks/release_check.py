@@ -8,6 +8,12 @@ import subprocess
 import sys
 import time
 
+# restored's GNOME Shell extension, as the checks reach it.
+SHELL_BUS = "org.gnome.Shell"
+PLACES_PATH = "/org/restored1/WindowPlaces"
+PLACES = "org.restored1.WindowPlaces"
+UUID = "window-places@restored"
+
 
 class ReleaseCheck:
     """One check: its name (the prefix of its lines), its directory under
@@ -140,3 +146,18 @@ def eventually(seconds, what):
             pass
         time.sleep(0.1)
     return None
+
+
+def windows_of(places, app_id):
+    """The windows restored's extension (`places`, its object) lists for
+    desktop id `app_id`, each a dict of its fields, oldest first."""
+    return sorted(({str(key): value for key, value in window.items()} for window in places.Windows(dbus_interface=PLACES)
+                   if str(window["app-id"]) == app_id), key=lambda window: int(window["id"]))
+
+
+def answers(bus):
+    """Whether restored owns its name on `bus`: asked without a call to
+    it, which would have the bus start a second one (the package's D-Bus
+    service file, run by its Exec where no systemd does)."""
+    return bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus").NameHasOwner(
+        "org.restored1", dbus_interface="org.freedesktop.DBus")
