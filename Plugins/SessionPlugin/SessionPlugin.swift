@@ -79,6 +79,8 @@ final class SessionPlugin: RestorationPlugin {
     static let editorReadBudget: Duration = .seconds(2)
     /// When this save stops asking Neovims.
     private var editorReadDeadline = ContinuousClock.now
+    /// The GNOME Terminal servers whose windows' tabs could not be told, with why, as said in the log.
+    private var untoldTerminals: Set<String> = []
 
     /// The windows of the terminal `pid`, each with its program as the
     /// allow-list keeps it, and a Neovim's state within ``editorReadBudget``;
@@ -101,7 +103,11 @@ final class SessionPlugin: RestorationPlugin {
                 shells.shells = grouped.shells
                 shells.windowTabs = grouped.counts
             } catch {
-                context.log("GNOME Terminal \(pid): which tab is in which of its \(windows.count) windows is not told now (\(error)); its tabs are saved as one window's", level: .info)
+                // Said once per server and reason: an autosave every minute repeats it.
+                let said = "\(pid) \(error)"
+                if untoldTerminals.insert(said).inserted {
+                    context.log("GNOME Terminal \(pid): which tab is in which of its \(windows.count) windows is not told now (\(error)); its tabs are saved as one window's until it is", level: .info)
+                }
             }
         }
         return shells
