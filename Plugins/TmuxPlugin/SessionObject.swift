@@ -102,13 +102,13 @@ final class SessionObject: RestorableObject, RestorationClass {
         do {
             if let leader = try coder.decode(String.self, forKey: "groupLeader") {
                 guard TmuxName.isSessionName(leader) else { throw TmuxError.invalidState("its group's first session has a name tmux could not have made") }
-                _ = try runner.run(["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-t", "=\(leader)"])
+                _ = try runner.run(["new-session", "-d", "-s", plugin.literal(name, for: .sessionName, runner: runner), "-t", "=\(leader)"])
                 plugin.restore.sessionCreated(named: name, on: runner)
                 return SessionObject(name: name, runner: runner, initialWindow: nil, plugin: plugin)
             }
             let width = try coder.decode(Int.self, forKey: "width") ?? 80
             let height = try coder.decode(Int.self, forKey: "height") ?? 24
-            var command = ["new-session", "-d", "-s", plugin.literal(name, for: .name, runner: runner), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
+            var command = ["new-session", "-d", "-s", plugin.literal(name, for: .sessionName, runner: runner), "-x", "\(max(width, 1))", "-y", "\(max(height, 1))"]
             if let directory = try coder.decode(String.self, forKey: "directory"), !directory.isEmpty { command += ["-c", plugin.literal(directory, for: .startDirectory, runner: runner)] }
             let output = try runner.run(commands: [command, ["list-windows", "-t", "=\(name):", "-F", "#{window_index} #{window_id}"]])
             plugin.restore.sessionCreated(named: name, on: runner)

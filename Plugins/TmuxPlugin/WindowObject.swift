@@ -107,7 +107,7 @@ final class WindowObject: RestorableObject, RestorationClass {
         }
         // Named by rename-window: `new-window -n` read formats in some
         // versions and not in others (``TmuxLiteral``).
-        if let name { commands.append(["rename-window", "-t", target, plugin.literal(SavedText.printable(name), for: .name, runner: runner)]) }
+        if let name { commands.append(["rename-window", "-t", target, plugin.literal(SavedText.printable(name), for: .windowName, runner: runner)]) }
         var window = TmuxRestore.Window(runner: runner, target: target, index: index, firstPane: firstPane, lastPane: firstPane)
         window.commands = commands
         plugin.restore.windowMade(window, at: path)

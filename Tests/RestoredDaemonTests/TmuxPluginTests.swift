@@ -441,7 +441,7 @@ import TerminalPrograms
         #expect(await again.terminated() == 0)
     }
 
-    @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback); names and directories holding #(...) or / come back as they were and run nothing")
+    @Test("Without a user manager the server is started detached, and keeps restored's sandbox (the documented fallback); names and directories holding #(...) or / come back as they were and run nothing, and names holding a backslash and a tab (kept escaped by tmux) come back without their backslashes doubled")
     func withoutUserManager() async throws {
         let (environment, tmuxDirectory, server) = try await Self.environmentWithServer()
         defer { _ = try? server.run(["kill-server"]) }
@@ -453,16 +453,25 @@ import TerminalPrograms
         let directory = environment.bus.directory.path + "/dir #(touch \(marker))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = try server.run(commands: [
-            ["new-session", "-d", "-s", TmuxLiteral.text(hostile, for: .name, version: nil), "-c", TmuxLiteral.text(directory, for: .startDirectory, version: nil)],
-            ["rename-window", "-t", "=\(hostile):0", TmuxLiteral.text("w #(touch \(marker))", for: .name, version: nil)],
+            ["new-session", "-d", "-s", TmuxLiteral.text(hostile, for: .sessionName, version: nil), "-c", TmuxLiteral.text(directory, for: .startDirectory, version: nil)],
+            ["rename-window", "-t", "=\(hostile):0", TmuxLiteral.text("w #(touch \(marker))", for: .windowName, version: nil)],
+        ])
+        // A session and a window named with a backslash and a tab, which
+        // tmux keeps escaped (\\ and \t): they come back as they were, not
+        // with their backslashes doubled.
+        let kept = #"back\\slash\ttab"#
+        _ = try server.run(commands: [
+            ["new-session", "-d", "-s", "back\\slash\ttab", "-c", environment.bus.directory.path],
+            ["rename-window", "-t", "=\(kept):0", "win\\dow"],
         ])
         let before = Self.comparable(try TmuxSnapshot.read(from: server))
+        #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name).sorted() == [hostile, kept].sorted())
 
         let (daemon, admin) = try await Self.savedWithoutUserManager(environment, tmuxDirectory: tmuxDirectory, server: server)
         defer { admin.close() }
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
         #expect(Self.comparable(try TmuxSnapshot.read(from: server)) == before)
-        #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name) == [hostile])
+        #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name).sorted() == [hostile, kept].sorted())
         #expect(!FileManager.default.fileExists(atPath: marker))
         let pid = try #require(Int32(try server.run(["display-message", "-p", "-t", "=\(hostile):", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(ProcessFacts.seccomp(of: pid) == "2")

@@ -15,14 +15,32 @@ import TerminalPrograms
         let escaped = "a ##(touch x) ##{pane_id} #### b"
         let old = TmuxVersion(major: 2, minor: 6), current = TmuxVersion(major: 3, minor: 3)
         #expect(TmuxLiteral.text(hostile, for: .title, version: current) == escaped)
-        #expect(TmuxLiteral.text(hostile, for: .name, version: current) == escaped)
+        #expect(TmuxLiteral.text(hostile, for: .windowName, version: current) == escaped)
+        #expect(TmuxLiteral.text(hostile, for: .sessionName, version: current) == escaped)
         #expect(TmuxLiteral.text(hostile, for: .startDirectory, version: current) == escaped)
         #expect(TmuxLiteral.text(hostile, for: .title, version: nil) == escaped)
         // tmux 2.6 took names and titles as they are, and directories as formats.
         #expect(TmuxLiteral.text(hostile, for: .title, version: old) == hostile)
-        #expect(TmuxLiteral.text(hostile, for: .name, version: old) == hostile)
+        #expect(TmuxLiteral.text(hostile, for: .windowName, version: old) == hostile)
         #expect(TmuxLiteral.text(hostile, for: .startDirectory, version: old) == escaped)
-        #expect(TmuxLiteral.text("plain", for: .name, version: current) == "plain")
+        #expect(TmuxLiteral.text("plain", for: .windowName, version: current) == "plain")
+    }
+
+    @Test("A name as tmux keeps it (escaped) goes back as the text that makes it again: window names in every version, session names from 3.2; a backslash before anything tmux does not write stays")
+    func keptNames() {
+        // Kept: a backslash as \\, a tab as \t, é as its UTF-8 bytes, U+0001 as \001.
+        let kept = #"a\\b\t\303\251\001 #x"#
+        #expect(TmuxName.unescaped(kept) == "a\\b\té\u{01} #x")
+        #expect(TmuxName.unescaped(#"odd\q\"#) == #"odd\q\"#)
+        #expect(TmuxName.unescaped(#"\000nul"#) == #"\000nul"#)
+        #expect(TmuxName.unescaped("plain") == "plain")
+        let v31 = TmuxVersion(major: 3, minor: 1), v32 = TmuxVersion(major: 3, minor: 2)
+        #expect(TmuxLiteral.text(#"w\\x#"#, for: .windowName, version: v31) == #"w\x##"#)
+        #expect(TmuxLiteral.text(#"s\\x"#, for: .sessionName, version: v31) == #"s\\x"#)
+        #expect(TmuxLiteral.text(#"s\\x"#, for: .sessionName, version: v32) == #"s\x"#)
+        #expect(TmuxLiteral.text(#"s\\x"#, for: .sessionName, version: nil) == #"s\x"#)
+        // Titles are kept as given.
+        #expect(TmuxLiteral.text(#"t\\x"#, for: .title, version: v32) == #"t\\x"#)
     }
 
     @Test("Layouts: those tmux writes are taken with their pane count; a wrong checksum, a malformed or nested-too-deep one is refused (tmux 3.3a's server crashes on `select-layout x`)")

@@ -10,7 +10,8 @@ export HOME="$CHECK_HOME" XDG_RUNTIME_DIR="$CHECK_HOME/runtime" TMUX_TMPDIR="$CH
 export XDG_STATE_HOME="$CHECK_HOME/state" XDG_CONFIG_HOME="$CHECK_HOME/config"
 mkdir -p -m 0700 "$XDG_RUNTIME_DIR" "$TMUX_TMPDIR"
 project="$HOME/project"
-# A directory whose name tmux 3.5 prints with escapes once a backslash or
+# A window renamed with a backslash (tmux keeps it escaped: restored must
+# not double it). A directory whose name tmux 3.5 prints with escapes once a backslash or
 # a `|` is quoted, with UTF-8 in it.
 odd="$HOME/a\\b|c 작업"
 mkdir -p "$project" "$odd"
@@ -50,6 +51,7 @@ tmux split-window -h -t =work:edit -c "$odd"
 tmux select-pane -t =work:edit.1 -T 'ti#tle | ü ;'
 tmux split-window -v -t =work:edit.1 -c "$project"
 tmux new-window -d -t =work:3 -n logs -c "$HOME"
+tmux rename-window -t =work:3 'lo\gs'
 tmux split-window -v -t =work:3 -c "$project"
 tmux resize-pane -Z -t =work:3.1
 tmux new-window -d -t =work:5 -n vim -c "$project"
@@ -74,7 +76,14 @@ sessions_before="$(tmux list-sessions -F '#{session_name} #{session_windows}')"
 
 restored --autosave-interval 0 --log-level info >"$HOME/restored.log" 2>&1 &
 daemon=$!
-wait_for 30 restored-ctl status || fail "restored did not answer"
+# restored owns its name: asked of the bus, not of restored (a call to it
+# before it owns the name would have the bus start a second one from the
+# package's D-Bus service file, where no systemd runs).
+owns_name() {
+    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.NameHasOwner string:org.restored1 | grep -q "boolean true"
+}
+wait_for 30 owns_name || fail "restored did not answer"
 restored-ctl save org.restored.Tmux >"$HOME/save.txt" 2>&1 || { cat "$HOME/save.txt" >&2; fail "restored-ctl save failed"; }
 if grep -q "cannot be read\|could not be read\|not saved" "$HOME/restored.log"; then fail "the save did not read the server"; fi
 

@@ -14,7 +14,16 @@
 /// | `-t` targets, `select-layout`, `send-keys -l`, shell commands, `-e` | never |
 ///
 /// Where tmux expands, each `#` is written `##`; where it does not, the
-/// text goes as it is. Targets never expand, but a name in one must be a
+/// text goes as it is.
+///
+/// tmux keeps a window's name, and a session's from 3.2, escaped
+/// (`utf8_stravis` with `VIS_OCTAL|VIS_CSTYLE|VIS_TAB|VIS_NL`, read in
+/// `window_set_name`, `session_check_name` and 3.7's `clean_name`): a
+/// backslash is kept as `\\`, a tab as `\t`, other control characters as
+/// octal. A saved name is that kept form, so it goes back unescaped
+/// (``TmuxName/unescaped(_:)``) for tmux to escape it again into the same
+/// name: given as it was read, every backslash would double at each
+/// restore. Targets (`-t =NAME`) take the kept form as it is. Targets never expand, but a name in one must be a
 /// name tmux could have made (``TmuxName``), and a layout must read as
 /// tmux writes it (``TmuxLayout``). An argument that ends in `;` is
 /// escaped by ``TmuxRunner/run(commands:)``.
@@ -23,21 +32,33 @@ public enum TmuxLiteral {
     public enum Place: Hashable, Sendable {
         /// A start directory (`-c`).
         case startDirectory
-        /// A session's or window's name (`new-session -s`, `rename-session`, `rename-window`).
-        case name
+        /// A session's name (`new-session -s`, `rename-session`), as tmux keeps it.
+        case sessionName
+        /// A window's name (`rename-window`), as tmux keeps it.
+        case windowName
         /// A pane's title (`select-pane -T`).
         case title
     }
 
     /// The first version that expands formats in names and titles.
     public static let namesExpandedSince = TmuxVersion(major: 2, minor: 7)
+    /// The first version that keeps session names escaped (window names are, in every version read).
+    public static let sessionNamesEscapedSince = TmuxVersion(major: 3, minor: 2)
 
     /// `text` written for `place` of a command to the tmux of `version`
     /// (nil: unknown, taken as a current tmux), so that tmux keeps it as
     /// it is.
     public static func text(_ text: String, for place: Place, version: TmuxVersion?) -> String {
         switch place {
-        case .name, .title:
+        case .windowName:
+            let name = TmuxName.unescaped(text)
+            if let version, version < namesExpandedSince { return name }
+            return escaped(name)
+        case .sessionName:
+            let name = version.map { $0 < sessionNamesEscapedSince } == true ? text : TmuxName.unescaped(text)
+            if let version, version < namesExpandedSince { return name }
+            return escaped(name)
+        case .title:
             if let version, version < namesExpandedSince { return text }
             return escaped(text)
         case .startDirectory:
