@@ -31,7 +31,9 @@ struct GnomeShellWindowPlacer: WindowPlacer {
     /// not moved.
     static let rulesLifetime: UInt32 = 60
 
-    private let connection: DBusConnection
+    /// Its session bus connection, which the save's other readers of the
+    /// desktop share (``GnomeTerminalTabs``).
+    let connection: DBusConnection
 
     /// A placer when the extension answers on the session bus within 2 s;
     /// nil without GNOME Shell, without the extension, or when it refuses.

@@ -36,22 +36,16 @@ struct GnomeTerminalTabs {
 
     private let connection: DBusConnection
 
-    /// The server's tabs as its bus connection tells them, when `server`
-    /// owns ``busName`` on the session bus (within 2 s).
-    private init?(server: Int32) {
-        let deadline = ContinuousClock.now + .seconds(2)
-        guard let found = try? Blocking.run(until: deadline, { () async throws -> DBusConnection? in
-            let connection = try await DBusConnection.connect(to: .session, within: .seconds(2))
-            let owner = try? await connection.call(
+    /// The server's tabs as `connection` (the session bus) tells them,
+    /// when `server` owns ``busName`` there.
+    private init?(server: Int32, on connection: DBusConnection) {
+        let owner = try? Blocking.run(until: .now + .seconds(2)) { () async throws -> [DBusValue] in
+            try await connection.call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "GetConnectionUnixProcessID", arguments: [.string(Self.busName)], timeout: .seconds(2)
             )
-            guard owner?.first?.int64Value == Int64(server) else {
-                connection.close()
-                return nil
-            }
-            return connection
-        }), let connection = found else { return nil }
+        }
+        guard owner?.first?.int64Value == Int64(server) else { return nil }
         self.connection = connection
     }
 
@@ -110,14 +104,13 @@ struct GnomeTerminalTabs {
     /// does not add up; `countAtEnd`: windows whose count the actions do
     /// not tell are counted by activating their last tab (the session ends).
     static func group(
-        _ shells: TerminalShells, server: Int32, windows: [PlacedWindow], countAtEnd: Bool, proc: String = "/proc"
+        _ shells: TerminalShells, server: Int32, on connection: DBusConnection, windows: [PlacedWindow], countAtEnd: Bool, proc: String = "/proc"
     ) throws(Untold) -> (shells: [TerminalShells.Shell], counts: [Int]) {
         guard shells.pids.count == shells.shells.count else { throw Untold("its shells were not read from it") }
         guard windows.allSatisfy({ $0.applicationPath != nil && $0.recency != nil }) else {
             throw Untold("GNOME Shell does not say each window's object path and use")
         }
-        guard let server = GnomeTerminalTabs(server: server) else { throw Untold("it does not own \(busName) on the session bus") }
-        defer { server.connection.close() }
+        guard let server = GnomeTerminalTabs(server: server, on: connection) else { throw Untold("it does not own \(busName) on the session bus") }
         // Every tab, in the server's window list order.
         guard let listed = server.call(searchProviderPath, "org.gnome.Shell.SearchProvider2", "GetInitialResultSet", [.strings([""])])?.first?.arrayValue
         else { throw Untold("its search provider does not answer (shell-integration-enabled off?)") }

@@ -85,10 +85,12 @@ final class SessionPlugin: RestorationPlugin {
     /// The windows of the terminal `pid`, each with its program as the
     /// allow-list keeps it, and a Neovim's state within ``editorReadBudget``;
     /// GNOME Terminal's tabs grouped by its `windows` where they can be
-    /// told apart (``GnomeTerminalTabs``).
-    func terminalShells(of pid: Int32, windows: [PlacedWindow]) -> TerminalShells {
+    /// told apart (``GnomeTerminalTabs``, asked on `sessionBus`, GNOME
+    /// Shell placer's connection).
+    func terminalShells(of pid: Int32, windows: [PlacedWindow], sessionBus: DBusConnection?) -> TerminalShells {
+        let program = ProcProcess.executable(of: pid).map(ProgramName.of)
         // kitty's own layout, when it answers: its windows are those shells.
-        if ProcProcess.executable(of: pid).map(ProgramName.of) == "kitty",
+        if program == "kitty",
            let kitty = KittyLayout.read(kittyPID: pid, policy: policy, readEditor: readEditor(of:)) {
             var shells = TerminalShells(of: pid, policy: policy)
             shells.shells = kitty.windows
@@ -97,9 +99,11 @@ final class SessionPlugin: RestorationPlugin {
             return shells
         }
         var shells = TerminalShells(of: pid, policy: policy, readEditor: readEditor(of:))
-        if ProcProcess.executable(of: pid).map(ProgramName.of) == "gnome-terminal-server", windows.count > 1 {
+        if program == "gnome-terminal-server", windows.count > 1, let sessionBus {
             do {
-                let grouped = try GnomeTerminalTabs.group(shells, server: pid, windows: windows, countAtEnd: context.saveOccasion?.endsSession == true)
+                let grouped = try GnomeTerminalTabs.group(
+                    shells, server: pid, on: sessionBus, windows: windows, countAtEnd: context.saveOccasion?.endsSession == true
+                )
                 shells.shells = grouped.shells
                 shells.windowTabs = grouped.counts
             } catch {
@@ -183,11 +187,13 @@ final class SessionPlugin: RestorationPlugin {
             return .keepLastArchive
         }
         savedCounts = counts
-        let windows = windowPlacer(environment: environment)?.windowsByProcess() ?? [:]
+        let placer = windowPlacer(environment: environment)
+        let windows = placer?.windowsByProcess() ?? [:]
+        let sessionBus = (placer as? GnomeShellWindowPlacer)?.connection
         editorReadDeadline = WalkTime.deadline(in: context, atMost: Self.editorReadBudget)
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
-                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows, shells: terminalShells(of:windows:))
+                DesktopAppObject(desktopID: id, instances: instances, entry: entries[id], windows: windows, shells: { self.terminalShells(of: $0, windows: $1, sessionBus: sessionBus) })
             } else {
                 DesktopAppObject(desktopID: id, carrying: carried[id] ?? [])
             }

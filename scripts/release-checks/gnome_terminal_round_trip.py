@@ -27,7 +27,6 @@ from release_check import ReleaseCheck, answers, eventually, windows_of, PLACES,
 
 CHECK = ReleaseCheck("gnome-terminal check", "restored.log", "restored")
 HOME = CHECK.home
-APP = "org.restored.Session"
 ENTRY = "/usr/share/applications/org.gnome.Terminal.desktop"
 fail = CHECK.fail
 
