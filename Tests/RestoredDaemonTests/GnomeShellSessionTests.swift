@@ -231,24 +231,33 @@ import Testing
             #expect(open.status == 0, "gnome-terminal: \(open.output)\(open.error)")
             try await LogindInhibitorTests.eventually { try await shell.windows(on: environment.bus).count == index + 1 }
         }
-        // The first window at a place of its own, the second on workspace 2,
-        // until both hold (GNOME Terminal sizes its windows by whole cells).
+        // Each window at a place of its own on the workspace shown, until
+        // both hold (GNOME Terminal sizes its windows by whole cells); then
+        // the second moved as it is to workspace 2. A new size lands only
+        // once GTK draws, and a window on a workspace not shown draws
+        // nothing: moved and resized there, it could stay where it was.
         let frames: [[Int32]] = [[100, 80, 700, 450], [400, 250, 700, 450]]
         var saved: [HeadlessGnomeShell.Window] = []
-        var held = 0
         let place = { (windows: [HeadlessGnomeShell.Window]) in windows.map { [Int64($0.id), Int64($0.workspace), Int64($0.frame[0]), Int64($0.frame[1])] } }
-        try await LogindInhibitorTests.eventually(within: .seconds(90)) {
-            let before = saved
-            saved = try await shell.windows(on: environment.bus).sorted { $0.id < $1.id }
-            var all = saved.count == 2 && place(saved) == place(before)
-            for (index, window) in saved.enumerated() where window.workspace != Int32(index) || Array(window.frame.prefix(2)) != Array(frames[index].prefix(2)) {
-                all = false
-                try await shell.place(window: window.id, workspace: Int32(index), frame: frames[index], on: environment.bus)
+        let hold = { (workspaces: [Int32], adjust: Bool) in
+            var held = 0
+            try await LogindInhibitorTests.eventually(within: .seconds(90)) {
+                let before = saved
+                saved = try await shell.windows(on: environment.bus).sorted { $0.id < $1.id }
+                var all = saved.count == 2 && place(saved) == place(before)
+                for (index, window) in saved.enumerated() where window.workspace != workspaces[index] || Array(window.frame.prefix(2)) != Array(frames[index].prefix(2)) {
+                    all = false
+                    // A window at its frame already is moved to its workspace only, at the size it has.
+                    let frame = adjust ? frames[index] : Array(frames[index].prefix(2)) + Array(window.frame.suffix(2))
+                    try await shell.place(window: window.id, workspace: workspaces[index], frame: frame, on: environment.bus)
+                }
+                held = all ? held + 1 : 0
+                try await Task.sleep(for: .milliseconds(200))
+                return held >= 10
             }
-            held = all ? held + 1 : 0
-            try await Task.sleep(for: .milliseconds(200))
-            return held >= 10
         }
+        try await hold([0, 0], true)
+        try await hold([0, 1], false)
         let server = try #require(Self.terminalServers(on: environment.bus).first)
         #expect(server.directories == Set(directories))
         let before = try await Self.terminalTabs(of: server.pid, shell: shell, on: environment.bus)
