@@ -111,10 +111,11 @@ function toDesktop(window, index) {
     }
 }
 
-// Applies `place` to `window`; returns the frame asked for (none when the
-// place has none).
+// Applies `place`'s frame and states to `window`, where it is shown;
+// returns the frame asked for (none when the place has none). Its desktop
+// and minimized state come once these took (hide), since a Wayland client
+// that is not shown draws nothing, and its new frame would wait for it.
 function apply(window, place) {
-    toDesktop(window, typeof place.desktop === 'number' ? place.desktop : -1);
     let frame = { x: Number(place.x), y: Number(place.y), width: Number(place.width), height: Number(place.height) };
     // A frame on no screen now (its monitor is gone): the first screen,
     // the frame moved and shrunk inside it.
@@ -130,9 +131,14 @@ function apply(window, place) {
         window.setMaximize(true, true);
     if (place.fullscreen === true)
         window.fullScreen = true;
+    return framed ? frame : null;
+}
+
+// Puts `window` out of sight where `place` says: on its desktop, minimized.
+function hide(window, place) {
+    toDesktop(window, typeof place.desktop === 'number' ? place.desktop : -1);
     if (place.minimized === true)
         window.minimized = true;
-    return framed ? frame : null;
 }
 
 function sameFrame(one, other) {
@@ -150,13 +156,15 @@ function tookPlace(window, place, frame) {
     return frame === null || sameFrame(window.frameGeometry, frame);
 }
 
-// Reports the place `window` took once it took it: at once where KWin set
-// it at once (X11), after the frame changes that follow otherwise (a
-// Wayland client's next commit). A window that keeps a size of its own is
-// reported as it is after a few changes; one that never changes again is
-// never reported, and the session plugin's deadline ends its wait.
+// Reports the place `window` took once it took it, and only then puts it
+// on its desktop (hide): at once where KWin set it at once (X11), after the
+// frame changes that follow otherwise (a Wayland client's next commit). A
+// window that keeps a size of its own is reported as it is after a few
+// changes; one that never changes again is never reported (nor moved to
+// its desktop), and the session plugin's deadline ends its wait.
 function reportWhenTaken(window, place, frame) {
     const report = () => {
+        hide(window, place);
         const now = window.frameGeometry;
         callDBus(service, path, iface, 'Applied', JSON.stringify({
             rule: place.rule, id: String(window.internalId),

@@ -54,6 +54,7 @@ class Places(dbus.service.Object):
         self.places = list(places)
         self.reports = []
         self.applied = []
+        self.claims = []
 
     @dbus.service.method(NAME, in_signature="s", out_signature="")
     def Report(self, windows):
@@ -61,6 +62,7 @@ class Places(dbus.service.Object):
 
     @dbus.service.method(NAME, in_signature="s", out_signature="s")
     def Claim(self, window):
+        self.claims.append(json.loads(str(window)))
         return json.dumps(self.places.pop(0)) if self.places else "{}"
 
     @dbus.service.method(NAME, in_signature="s", out_signature="")
@@ -124,9 +126,18 @@ def main():
     app_env = dict(env, WAYLAND_DISPLAY=display)
     app_env.pop("QT_QPA_PLATFORM", None)
     for index in range(2):
-        CHECK.start(["foot", "--config", foot_config, "sh", "-c", "sleep 600"], app_env, os.path.join(HOME, f"foot{index}.log"))
+        foot_log = os.path.join(HOME, f"foot{index}.log")
+        foot = CHECK.start(["foot", "--config", foot_config, "sh", "-c", "sleep 600"], app_env, foot_log)
         if not pump(30, lambda: len(places.applied) > index):
-            fail(f"the script reported no place applied for window {index + 1} (applied: {places.applied})")
+            with open(foot_log, errors="replace") as handle:
+                said = handle.read()[-2000:]
+            unload("restored-places-check")
+            places.reports.clear()
+            run_script("restored-places-now")
+            pump(10, lambda: places.reports)
+            said += f"; the windows now: {places.reports}"
+            fail(f"the script reported no place applied for window {index + 1} (claims: {places.claims}, applied: {places.applied}; "
+                 f"foot {'ended' if foot.poll() is not None else 'runs'}, it said: {said})")
     applied = {outcome["rule"]: outcome for outcome in places.applied}
     framed, maximized = applied.get("framed"), applied.get("maximized")
     if not framed or (framed["x"], framed["y"], framed["width"], framed["height"]) != (100, 80, 600, 400):
