@@ -44,7 +44,7 @@ def servers():
 
 
 def main():
-    env, bus, display = CHECK.gnome_shell(UUID, {"XDG_STATE_HOME": os.path.join(HOME, "state"), "SHELL": "/bin/bash"})
+    env, bus, display = CHECK.gnome_shell(UUID, {"SHELL": "/bin/bash"})
     version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "gnome-terminal"], capture_output=True, text=True).stdout
     CHECK.say(f"GNOME Terminal {version}, {subprocess.run(['restored', '--version'], env=env, capture_output=True, text=True).stdout.strip()}")
     app_env = dict(env, WAYLAND_DISPLAY=display)

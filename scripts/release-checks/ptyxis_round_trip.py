@@ -23,7 +23,7 @@ import time
 
 import dbus
 
-from release_check import ReleaseCheck, answers, eventually, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
+from release_check import ReleaseCheck, answers, eventually, processes, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
 
 CHECK = ReleaseCheck("ptyxis check", "restored.log", "restored")
 HOME = CHECK.home
@@ -54,28 +54,12 @@ def shells(directories):
 
 
 def ptyxis_processes():
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                arguments = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if arguments and os.path.basename(arguments[0]) == b"ptyxis":
-            found.append((int(entry), b" ".join(arguments).decode(errors="replace").strip()))
-    return found
-
-
-def restored_ctl(env, *arguments):
-    done = subprocess.run(["restored-ctl", *arguments], env=env, capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        fail(f"restored-ctl {' '.join(arguments)} failed: {done.stdout}{done.stderr}")
-    return done.stdout
+    return processes("ptyxis")
 
 
 def main():
     config = os.path.join(HOME, "config")
-    env, bus, display = CHECK.gnome_shell(UUID, {"XDG_STATE_HOME": os.path.join(HOME, "state"), "SHELL": "/bin/bash", "GTK_A11Y": "none"})
+    env, bus, display = CHECK.gnome_shell(UUID, {"SHELL": "/bin/bash", "GTK_A11Y": "none"})
     restore_session = subprocess.run(["gsettings", "get", "org.gnome.Ptyxis", "restore-session"], env=env,
                                      capture_output=True, text=True).stdout.strip()
     versions = [subprocess.run([program, "--version"], env=env, capture_output=True, text=True).stdout.split("\n")[0].strip()
@@ -138,15 +122,15 @@ def main():
     if not eventually(30, lambda: answers(bus)):
         fail("restored did not answer")
     if not eventually(30, lambda: APP in subprocess.run(["restored-ctl", "apps"], env=app_env, capture_output=True, text=True).stdout):
-        fail(f"the session plugin is not among restored's apps: {restored_ctl(app_env, 'apps')}")
-    restored_ctl(app_env, "save", APP)
+        fail(f"the session plugin is not among restored's apps: {CHECK.restored_ctl(app_env, 'apps')}")
+    CHECK.restored_ctl(app_env, "save", APP)
     # As at a session's end: Ptyxis ends by a signal (its agent and the
     # shells follow it), writing no session of its own.
     for pid, _ in ptyxis_processes():
         os.kill(pid, 9)
     if not eventually(20, lambda: not ptyxis_processes() and not any(shells([older, second]).values())):
         fail(f"Ptyxis did not end: {ptyxis_processes()}")
-    restored_ctl(app_env, "restore", APP)
+    CHECK.restored_ctl(app_env, "restore", APP)
 
     wanted = {older: 1, second: 1}
     if not eventually(60, lambda: {d: len(p) for d, p in shells(wanted).items()} == wanted):

@@ -85,25 +85,25 @@ class ReleaseCheck:
                 except ProcessLookupError:
                     pass
 
-    def gnome_shell(self, extension, environment=None):
-        """Starts the release's GNOME Shell headless on private buses (a
-        session bus, and a system bus with python3-dbusmock's logind), with
-        `extension` enabled, and waits until it is active. Returns the
-        environment of the session (its bus, HOME and XDG directories under
-        the check's home; WAYLAND_DISPLAY not set), a connection to the
-        session bus and the shell's Wayland display."""
-        import dbus
+    def restored_ctl(self, env, *arguments):
+        """What `restored-ctl ARGUMENTS` printed; the check fails when it does."""
+        done = subprocess.run(["restored-ctl", *arguments], env=env, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            self.fail(f"restored-ctl {' '.join(arguments)} failed: {done.stdout}{done.stderr}")
+        return done.stdout
 
+    def session(self, environment=None):
+        """The environment of a Wayland session on private buses (a session
+        bus, and a system bus with python3-dbusmock's logind): its HOME and
+        XDG directories under the check's home, `environment` over them;
+        DISPLAY and WAYLAND_DISPLAY not set."""
         env = dict(os.environ)
         runtime = os.path.join(self.home, "runtime")
         os.makedirs(runtime, mode=0o700, exist_ok=True)
-        # Xwayland's sockets: GNOME Shell ends at its start without the directory.
-        os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
-        os.chmod("/tmp/.X11-unix", 0o1777)
         env.update({
             "HOME": self.home, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": os.path.join(self.home, "config"),
             "XDG_DATA_HOME": os.path.join(self.home, "data"), "XDG_DATA_DIRS": f"{self.home}/share:/usr/local/share:/usr/share",
-            "GSETTINGS_BACKEND": "keyfile", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
+            "XDG_STATE_HOME": os.path.join(self.home, "state"), "XDG_SESSION_TYPE": "wayland",
         })
         env.update(environment or {})
         env.pop("DISPLAY", None)
@@ -111,6 +111,20 @@ class ReleaseCheck:
         env["DBUS_SYSTEM_BUS_ADDRESS"] = self.private_bus(env)
         self.start([sys.executable, "-m", "dbusmock", "--system", "--template", "logind"], env, os.path.join(self.home, "logind.log"))
         env["DBUS_SESSION_BUS_ADDRESS"] = self.private_bus(env)
+        return env
+
+    def gnome_shell(self, extension, environment=None):
+        """Starts the release's GNOME Shell headless in a session (above)
+        with `extension` enabled, and waits until it is active. Returns the
+        environment of the session (`environment` over it; WAYLAND_DISPLAY
+        not set), a connection to the session bus and the shell's Wayland
+        display."""
+        import dbus
+
+        # Xwayland's sockets: GNOME Shell ends at its start without the directory.
+        os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
+        os.chmod("/tmp/.X11-unix", 0o1777)
+        env = self.session(dict({"GSETTINGS_BACKEND": "keyfile", "XDG_CURRENT_DESKTOP": "GNOME"}, **(environment or {})))
         for key, value in (("enabled-extensions", f"['{extension}']"), ("disable-user-extensions", "false")):
             subprocess.run(["gsettings", "set", "org.gnome.shell", key, value], env=env, check=True)
         bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
@@ -129,6 +143,20 @@ class ReleaseCheck:
             self.fail(f"{extension} is not active: state {found.get('state')}, error {found.get('error', '')!r}")
         self.say(f"{extension} is active")
         return env, bus, display
+
+
+def processes(name):
+    """The processes whose program is named `name`: [(pid, command line)]."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                arguments = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if arguments and os.path.basename(arguments[0]) == name.encode():
+            found.append((int(entry), b" ".join(arguments).decode(errors="replace").strip()))
+    return found
 
 
 def eventually(seconds, what):
