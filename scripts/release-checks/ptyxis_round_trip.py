@@ -23,7 +23,7 @@ import time
 
 import dbus
 
-from release_check import ReleaseCheck, answers, eventually, processes, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
+from release_check import ReleaseCheck, eventually, processes, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
 
 CHECK = ReleaseCheck("ptyxis check", "restored.log", "restored")
 HOME = CHECK.home
@@ -118,11 +118,7 @@ def main():
     bus.release_name("org.restored1")
 
     # The installed restored: saves, the windows end as at a session's end, it reopens them.
-    daemon = CHECK.start(["restored", "--autosave-interval", "0", "--log-level", "info"], app_env, CHECK.log)
-    if not eventually(30, lambda: answers(bus)):
-        fail("restored did not answer")
-    if not eventually(30, lambda: APP in subprocess.run(["restored-ctl", "apps"], env=app_env, capture_output=True, text=True).stdout):
-        fail(f"the session plugin is not among restored's apps: {CHECK.restored_ctl(app_env, 'apps')}")
+    daemon = CHECK.restored_with(APP, app_env)
     CHECK.restored_ctl(app_env, "save", APP)
     # As at a session's end: Ptyxis ends by a signal (its agent and the
     # shells follow it), writing no session of its own.

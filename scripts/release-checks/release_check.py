@@ -92,6 +92,19 @@ class ReleaseCheck:
             self.fail(f"restored-ctl {' '.join(arguments)} failed: {done.stdout}{done.stderr}")
         return done.stdout
 
+    def restored_with(self, app, env):
+        """Starts the installed restored in `env` (no autosave) and waits
+        until it owns its name and serves `app`; returns its process."""
+        import dbus
+
+        daemon = self.start(["restored", "--autosave-interval", "0", "--log-level", "info"], env, self.log)
+        bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
+        if not eventually(30, lambda: answers(bus)):
+            self.fail("restored did not answer")
+        if not eventually(30, lambda: app in subprocess.run(["restored-ctl", "apps"], env=env, capture_output=True, text=True).stdout):
+            self.fail(f"{app} is not among restored's apps: {self.restored_ctl(env, 'apps')}")
+        return daemon
+
     def session(self, environment=None):
         """The environment of a Wayland session on private buses (a session
         bus, and a system bus with python3-dbusmock's logind): its HOME and

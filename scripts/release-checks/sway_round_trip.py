@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 
-from release_check import ReleaseCheck, answers, eventually, processes
+from release_check import ReleaseCheck, eventually, processes
 
 CHECK = ReleaseCheck("sway check", "restored.log", "restored")
 HOME = CHECK.home
@@ -162,11 +162,7 @@ def main():
     CHECK.say(f"the user's windows: {windows()}")
 
     # The installed restored: saves, the windows end as at a session's end, it reopens them.
-    daemon = CHECK.start(["restored", "--autosave-interval", "0", "--log-level", "info"], app_env, CHECK.log)
-    if not eventually(30, lambda: answers_on(env)):
-        fail("restored did not answer")
-    if not eventually(30, lambda: APP in subprocess.run(["restored-ctl", "apps"], env=app_env, capture_output=True, text=True).stdout):
-        fail(f"the session plugin is not among restored's apps: {CHECK.restored_ctl(app_env, 'apps')}")
+    daemon = CHECK.restored_with(APP, app_env)
     CHECK.restored_ctl(app_env, "save", APP)
     for process in foots.values():
         process.kill()
@@ -199,12 +195,6 @@ def main():
                 os.kill(foot, 9)
     daemon.terminate()
     daemon.wait(timeout=60)
-
-
-def answers_on(env):
-    import dbus
-
-    return answers(dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"]))
 
 
 if __name__ == "__main__":
