@@ -88,7 +88,10 @@ extension MovingWindowPlacer {
             // A window placed near the deadline still has its place looked at for a while.
             let settling = settle() && ContinuousClock.now < max(deadline, lastMove + Self.settlingAfterLastMove)
             guard (!waiting.isEmpty && ContinuousClock.now < deadline) || settling else { break }
-            usleep(100_000)
+            // Windows still awaited are looked for often (a window moved
+            // late is a window seen in the wrong place); frames only
+            // settling, less.
+            usleep(waiting.isEmpty ? 100_000 : 20_000)
         }
         return placed
     }
