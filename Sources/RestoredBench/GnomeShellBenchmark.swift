@@ -24,7 +24,8 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
             own; the session plugin (loaded with dlopen; this program owns org.restored1, as restored does) \
             saves them, they are killed, and its restoration walk reopens them (started detached: no user \
             manager here, launch-interval 0), timed from the walk's start until every window is on its \
-            workspace at its frame. Medians of --rounds rounds.
+            workspace at its frame. Medians of --rounds rounds. With --system-root, the GNOME Shell is that \
+            root's (another release's), run through chroot; the rest is this machine's.
             """
     )
 
@@ -32,32 +33,23 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
     var windows = 20
     @Option(help: "Workspaces they are spread over.")
     var workspaces = 2
-    @Option(help: "Rounds; the median is reported.")
-    var rounds = 3
-    @Option(name: .customLong("plugin-dir"), help: "Where libSessionPlugin.so is (default: beside this program).")
-    var pluginDirectory: String?
+    @OptionGroup var options: CompositorBenchmarkOptions
 
     func run() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "scripts/install-window-places") else {
-            throw BenchmarkFailure("run it from restored's checkout: it installs the extension with scripts/install-window-places")
-        }
         let logger = InProcessWalks.logger()
         let bus = try await PrivateBus.start()
         defer { bus.stop() }
         let logind = try await LogindMock.start(on: bus)
         defer { logind.stop() }
         let root = bus.directory.path
-        let install = try await CompletedCommand.run(
-            "/bin/bash", ["scripts/install-window-places", root + "/installed-share"], environment: ProcessInfo.processInfo.environment,
-            in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        )
-        guard install.status == 0 else { throw BenchmarkFailure("scripts/install-window-places: \(install.output)\(install.error)") }
-        let version = try await CompletedCommand.run("/usr/bin/gnome-shell", ["--version"], environment: ProcessInfo.processInfo.environment, in: URL(fileURLWithPath: root))
-        let major = Int(version.output.split(separator: " ").last?.split(separator: ".").first ?? "") ?? 0
+        try await WindowRestoreTiming.installWindowPlaces(under: root + "/installed-share")
+        // The extension's form is chosen by the shell's version: both are installed.
         let shell = try await HeadlessGnomeShell(
-            root: root, bus: bus, dataDirectories: [root + "/installed-share"], extensions: [major >= 45 ? "window-places@restored" : "window-places-legacy@restored"]
+            root: root, bus: bus, dataDirectories: [root + "/installed-share"], extensions: ["window-places@restored", "window-places-legacy@restored"],
+            systemRoot: options.systemRoot
         )
         defer { shell.stop() }
+        let major = shell.majorVersion
         // This program plays restored: the extension answers the owner of
         // org.restored1 and its own processes (the plugin's connection is this process's).
         let restored = try await bus.connect()
@@ -76,7 +68,7 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let directories = (0 ..< windows).map { root + "/w\($0)" }
         for directory in directories { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-        let plugin = try BuiltPlugin.load("SessionPlugin", directory: pluginDirectory, logger: logger)
+        let plugin = try BuiltPlugin.load("SessionPlugin", directory: options.pluginDirectory, logger: logger)
         let engine = InProcessWalks.engine(logger: logger)
 
         func closeAll() async throws {
@@ -98,24 +90,16 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
                 try await Task.sleep(for: .milliseconds(5))
             }
         }
-        /// Runs `work` on a thread of its own: the plugin waits for its D-Bus calls on the thread that calls it.
-        func offPool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
-            await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: work()) }.start()
-            }
-        }
         let places = (0 ..< windows).map { index -> (workspace: Int32, frame: [Int32]) in
-            (Int32(index % workspaces), [Int32(40 + (index * 23) % 600), Int32(60 + (index * 17) % 300), 480, 300])
+            (Int32(index % workspaces), WindowRestoreTiming.frame(ofWindow: index).map { Int32($0) })
         }
         var bare: [Duration] = []
         var restore: [Duration] = []
         let clock = ContinuousClock()
-        for _ in 0 ..< rounds {
+        for _ in 0 ..< options.rounds {
             try await closeAll()
             let bareStart = clock.now
-            for directory in directories {
-                _ = try DetachedProcess.start("/usr/bin/foot", arguments: ["foot", "--working-directory=\(directory)"], environment: environment, directory: FilePath(directory))
-            }
+            try WindowRestoreTiming.launch("/usr/bin/foot", in: directories, environment: environment) { ["foot", "--working-directory=\($0)"] }
             let mapped = try await waitUntil { $0.count == windows }
             bare.append(clock.now - bareStart)
             // The user's session: each window on its workspace at its frame,
@@ -136,28 +120,18 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
                 }
                 try await Task.sleep(for: .milliseconds(200))
             }
-            let saved = await offPool { () -> Archive? in
-                guard let saving = try? plugin.makeSession(options: ["launch-interval": "0"], logger: logger) else { return nil }
-                return engine.makeArchive(of: saving).archive
-            }
-            guard let archive = saved else { throw BenchmarkFailure("the save kept nothing") }
+            let archive = try await WindowRestoreTiming.save(with: plugin, engine: engine, logger: logger)
             try await closeAll()
             let start = clock.now
-            let walk = Task {
-                await offPool {
-                    guard let restoring = try? plugin.makeSession(options: ["launch-interval": "0"], logger: logger) else { return }
-                    _ = engine.restore(restoring, from: archive)
-                }
-            }
+            let walk = WindowRestoreTiming.restore(archive, with: plugin, engine: engine, logger: logger)
             _ = try await waitUntil { key($0) == expected }
             restore.append(clock.now - start)
             await walk.value
         }
         try await closeAll()
-        let (ours, theirs) = (bare.sorted()[bare.count / 2], restore.sorted()[restore.count / 2])
-        print("gnome-shell benchmark: \(windows) foot windows over \(workspaces) workspaces on a headless GNOME Shell \(major), medians of \(rounds) rounds")
-        print("bare launch until mapped:              \(ours)")
-        print("restore until every window is placed:  \(theirs)")
-        print(String(format: "ratio (restore / bare): %.2f", theirs / ours))
+        WindowRestoreTiming.printFigures(
+            "gnome-shell benchmark: \(windows) foot windows over \(workspaces) workspaces on a headless GNOME Shell \(major), medians of \(options.rounds) rounds",
+            bare: bare, restore: restore
+        )
     }
 }

@@ -22,7 +22,8 @@ struct TilingBenchmark: ParsableCommand {
             every window has mapped. Restore: the session plugin (loaded with dlopen) saves them, they are \
             killed, and its restoration walk reopens them (started detached: no user manager here, \
             launch-interval 0), timed from the walk's start until every window is on its workspace. \
-            Medians of --rounds rounds.
+            Medians of --rounds rounds. With --system-root, sway is that root's (another release's), run \
+            through chroot; the rest is this machine's.
             """
     )
 
@@ -30,10 +31,7 @@ struct TilingBenchmark: ParsableCommand {
     var windows = 20
     @Option(help: "Workspaces they are spread over.")
     var workspaces = 4
-    @Option(help: "Rounds; the median is reported.")
-    var rounds = 3
-    @Option(name: .customLong("plugin-dir"), help: "Where libSessionPlugin.so is (default: beside this program).")
-    var pluginDirectory: String?
+    @OptionGroup var options: CompositorBenchmarkOptions
 
     func run() throws {
         guard getuid() == 0 else { throw BenchmarkFailure("sway runs as the user nobody here: that needs root") }
@@ -49,7 +47,10 @@ struct TilingBenchmark: ParsableCommand {
         try "\n".write(toFile: home + "/config", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: root + "/share/applications", withIntermediateDirectories: true)
         try "[Desktop Entry]\nType=Application\nName=Foot\nExec=foot\n".write(toFile: root + "/share/applications/foot.desktop", atomically: true, encoding: .utf8)
-        let sway = try ChildProcess.spawn("/usr/bin/setpriv", arguments: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/sway", "-c", home + "/config"], environment: [
+        // sway as nobody; with --system-root, the root's sway (and setpriv) through chroot.
+        let asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/sway", "-c", home + "/config"]
+        let (program, arguments) = options.systemRoot.map { ("/usr/sbin/chroot", ["chroot", $0, "/usr/bin/setpriv"] + asNobody.dropFirst()) } ?? ("/usr/bin/setpriv", asNobody)
+        let sway = try ChildProcess.spawn(FilePath(program), arguments: arguments, environment: [
             "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime, "HOME": home, "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
         ], options: SpawnOptions(input: .null, output: .null, errors: .null))
         defer { sway.reap(within: .zero) }
@@ -70,7 +71,7 @@ struct TilingBenchmark: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let directories = (0 ..< windows).map { root + "/w\($0)" }
         for directory in directories { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-        let plugin = try BuiltPlugin.load("SessionPlugin", directory: pluginDirectory, logger: logger)
+        let plugin = try BuiltPlugin.load("SessionPlugin", directory: options.pluginDirectory, logger: logger)
         let engine = InProcessWalks.engine(logger: logger)
 
         func tree() -> [WindowTree.Window] { (try? ipc.tree().windows) ?? [] }
@@ -98,7 +99,7 @@ struct TilingBenchmark: ParsableCommand {
         var bare: [Duration] = []
         var restore: [Duration] = []
         let clock = ContinuousClock()
-        for _ in 0 ..< rounds {
+        for _ in 0 ..< options.rounds {
             try closeAll()
             bare.append(try clock.measure {
                 try launchAll()
@@ -138,7 +139,7 @@ struct TilingBenchmark: ParsableCommand {
         }
         try closeAll()
         let (ours, theirs) = (bare.sorted()[bare.count / 2], restore.sorted()[restore.count / 2])
-        print("tiling benchmark: \(windows) foot windows over \(workspaces) workspaces on a headless sway, medians of \(rounds) rounds")
+        print("tiling benchmark: \(windows) foot windows over \(workspaces) workspaces on a headless sway, medians of \(options.rounds) rounds")
         print("bare launch until mapped:              \(ours)")
         print("restore until every window is placed:  \(theirs)")
         print(String(format: "ratio (restore / bare): %.2f", theirs / ours))

@@ -23,14 +23,22 @@ public final class HeadlessGnomeShell {
     /// The test extension that reads and moves windows for the test
     /// (`org.restored1.test.Windows` at `/org/restored1/test/Windows` on the shell's connection).
     public static let testExtension = "test-windows@restored.test"
+    /// The shell's major version (43, 48, 50).
+    public let majorVersion: Int
     private let logFile: String
 
     /// Starts GNOME Shell on `bus` with `extensions` enabled (the test
     /// extension is installed in `root/test-share` and enabled too), and
     /// waits (up to 60 s) until it owns `org.gnome.Shell` and the test
     /// extension answers.
-    public init(root: String, bus: PrivateBus, dataDirectories: [String], extensions: [String]) async throws {
+    ///
+    /// With `systemRoot` (a root of another Debian release, with `/proc`,
+    /// `/dev` and this machine's `/tmp` mounted in it; as root), the
+    /// shell and its Extensions service are that root's, run through
+    /// `chroot`; everything else (`root`, the bus) must then lie in `/tmp`.
+    public init(root: String, bus: PrivateBus, dataDirectories: [String], extensions: [String], systemRoot: String? = nil) async throws {
         let home = root + "/gnome-home"
+        let inRoot = { (program: String) in systemRoot.map { (program: "/usr/sbin/chroot", prefix: [$0, program]) } ?? (program: program, prefix: []) }
         runtimeDirectory = root + "/gnome-runtime"
         logFile = root + "/gnome-shell.log"
         for directory in [home, runtimeDirectory, home + "/.config/glib-2.0/settings"] {
@@ -39,8 +47,16 @@ public final class HeadlessGnomeShell {
         let testShare = root + "/test-share"
         let testExtensionDirectory = testShare + "/gnome-shell/extensions/" + Self.testExtension
         try FileManager.default.createDirectory(atPath: testExtensionDirectory, withIntermediateDirectories: true)
-        try Self.testExtensionMetadata.write(toFile: testExtensionDirectory + "/metadata.json", atomically: true, encoding: .utf8)
-        try Self.testExtensionSource.write(toFile: testExtensionDirectory + "/extension.js", atomically: true, encoding: .utf8)
+        let gnomeShell = inRoot("/usr/bin/gnome-shell")
+        let version = try await CompletedCommand.run(
+            gnomeShell.program, gnomeShell.prefix + ["--version"], environment: ProcessInfo.processInfo.environment, in: URL(fileURLWithPath: root)
+        )
+        guard version.status == 0, let major = Int(version.output.split(separator: " ").last?.split(separator: ".").first ?? "") else {
+            throw HeadlessGnomeShellError("gnome-shell --version: \(version.output)\(version.error)")
+        }
+        majorVersion = major
+        try Self.testExtensionMetadata(major: major).write(toFile: testExtensionDirectory + "/metadata.json", atomically: true, encoding: .utf8)
+        try Self.testExtensionSource(major: major).write(toFile: testExtensionDirectory + "/extension.js", atomically: true, encoding: .utf8)
         let enabled = (extensions + [Self.testExtension]).map { "'\($0)'" }.joined(separator: ", ")
         try "[org/gnome/shell]\nenabled-extensions=[\(enabled)]\ndisable-user-extensions=false\n"
             .write(toFile: home + "/.config/glib-2.0/settings/keyfile", atomically: true, encoding: .utf8)
@@ -58,7 +74,8 @@ public final class HeadlessGnomeShell {
         // service, activated on the session bus with the display in the
         // bus's activation environment, as on a desktop's bus (it exits
         // with the bus).
-        try "[D-BUS Service]\nName=org.gnome.Shell.Extensions\nExec=/usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Extensions\n"
+        let gjs = inRoot("/usr/bin/gjs")
+        try "[D-BUS Service]\nName=org.gnome.Shell.Extensions\nExec=\(([gjs.program] + gjs.prefix).joined(separator: " ")) /usr/share/gnome-shell/org.gnome.Shell.Extensions\n"
             .write(to: bus.servicesDirectory.appendingPathComponent("org.gnome.Shell.Extensions.service"), atomically: true, encoding: .utf8)
         let activation = try await CompletedCommand.run(
             "/usr/bin/dbus-update-activation-environment", ["WAYLAND_DISPLAY=\(waylandDisplay)", "XDG_RUNTIME_DIR=\(runtimeDirectory)", "HOME=\(home)"],
@@ -66,7 +83,7 @@ public final class HeadlessGnomeShell {
         )
         guard activation.status == 0 else { throw HeadlessGnomeShellError("dbus-update-activation-environment: \(activation.output)\(activation.error)") }
         process = try ChildProcess(
-            "/usr/bin/gnome-shell", ["--headless", "--virtual-monitor", "1280x800", "--wayland-display", waylandDisplay],
+            gnomeShell.program, gnomeShell.prefix + ["--headless", "--virtual-monitor", "1280x800", "--wayland-display", waylandDisplay],
             environment: variables, log: logFile
         )
         let connection = try await bus.connect()
@@ -156,15 +173,56 @@ public final class HeadlessGnomeShell {
     /// Stops the shell.
     public func stop() { process.stop() }
 
-    static let testExtensionMetadata = """
-        {"uuid": "\(testExtension)", "name": "restored's test windows", "description": "Reads and moves windows for restored's tests.", "shell-version": ["43", "44"]}
-        """
+    /// The test extension's metadata for a shell of `major` version:
+    /// legacy imports up to 44, an ES module from 45 on.
+    static func testExtensionMetadata(major: Int) -> String {
+        let versions = major >= 45 ? (45 ... 50).map { "\"\($0)\"" } : ["\"43\"", "\"44\""]
+        return """
+            {"uuid": "\(testExtension)", "name": "restored's test windows", "description": "Reads and moves windows for restored's tests.", "shell-version": [\(versions.joined(separator: ", "))]}
+            """
+    }
 
-    /// The test's own extension (GNOME 43, legacy imports): what a user
-    /// does with the mouse, and what a test reads of the windows.
-    static let testExtensionSource = """
-        'use strict';
-        const { Gio, GLib, Meta } = imports.gi;
+    /// The test extension's source for a shell of `major` version: the
+    /// same service in GNOME 43's legacy form or as a 45+ ES module.
+    static func testExtensionSource(major: Int) -> String {
+        if major >= 45 {
+            return """
+                import Gio from 'gi://Gio';
+                import Meta from 'gi://Meta';
+                import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+                \(testExtensionService)
+                export default class TestWindows extends Extension {
+                    enable() {
+                        exported = Gio.DBusExportedObject.wrapJSObject(xml, service);
+                        exported.export(Gio.DBus.session, '/org/restored1/test/Windows');
+                    }
+                    disable() {
+                        exported.unexport();
+                        exported = null;
+                    }
+                }
+                """
+        }
+        return """
+            'use strict';
+            const { Gio, Meta } = imports.gi;
+            \(testExtensionService)
+            function init() {}
+            function enable() {
+                exported = Gio.DBusExportedObject.wrapJSObject(xml, service);
+                exported.export(Gio.DBus.session, '/org/restored1/test/Windows');
+            }
+            function disable() {
+                exported.unexport();
+                exported = null;
+            }
+            """
+    }
+
+    /// The test extension's service, in either form: what a user does
+    /// with the mouse, and what a test reads of the windows. Mutter 49
+    /// removed `get_maximized()` and the flags of `maximize()`.
+    static let testExtensionService = """
         const xml = `<node><interface name="org.restored1.test.Windows">
           <method name="List"><arg type="a(iiiiiibt)" direction="out"/></method>
           <method name="Titles"><arg type="a(tiss)" direction="out"/></method>
@@ -174,6 +232,8 @@ public final class HeadlessGnomeShell {
             <arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="i" direction="in"/><arg type="b" direction="in"/></method>
         </interface></node>`;
         let exported = null;
+        const flagged = w => typeof w.get_maximized === 'function';
+        const isMaximized = w => flagged(w) ? w.get_maximized() === Meta.MaximizeFlags.BOTH : w.is_maximized();
         function normal() {
             return global.get_window_actors().map(a => a.meta_window).filter(w => w.get_window_type() === Meta.WindowType.NORMAL);
         }
@@ -182,7 +242,7 @@ public final class HeadlessGnomeShell {
                 return normal().map(w => {
                     const r = w.get_frame_rect();
                     const ws = w.get_workspace();
-                    return [w.get_pid(), ws ? ws.index() : -1, r.x, r.y, r.width, r.height, w.get_maximized() === Meta.MaximizeFlags.BOTH, w.get_id()];
+                    return [w.get_pid(), ws ? ws.index() : -1, r.x, r.y, r.width, r.height, isMaximized(w), w.get_id()];
                 });
             },
             Titles() {
@@ -201,21 +261,20 @@ public final class HeadlessGnomeShell {
                 while (manager.get_n_workspaces() <= workspace)
                     manager.append_new_workspace(false, global.get_current_time());
                 w.change_workspace_by_index(workspace, false);
-                if (w.get_maximized())
-                    w.unmaximize(Meta.MaximizeFlags.BOTH);
+                if (isMaximized(w)) {
+                    if (flagged(w))
+                        w.unmaximize(Meta.MaximizeFlags.BOTH);
+                    else
+                        w.unmaximize();
+                }
                 w.move_resize_frame(true, x, y, width, height);
-                if (maximized)
-                    w.maximize(Meta.MaximizeFlags.BOTH);
+                if (maximized) {
+                    if (flagged(w))
+                        w.maximize(Meta.MaximizeFlags.BOTH);
+                    else
+                        w.maximize();
+                }
             }
-        }
-        function init() {}
-        function enable() {
-            exported = Gio.DBusExportedObject.wrapJSObject(xml, service);
-            exported.export(Gio.DBus.session, '/org/restored1/test/Windows');
-        }
-        function disable() {
-            exported.unexport();
-            exported = null;
         }
         """
 }

@@ -1,7 +1,7 @@
 import Foundation
 import RestoredDBus
 
-/// A real KWin (Plasma 5.27), on its virtual backend (`--virtual`, one
+/// A real KWin (Plasma 5.27, or another release's), on its virtual backend (`--virtual`, one
 /// 1280x800 output), on a test's private bus, with a home and runtime
 /// directory of its own under `root`; stopped by pid.
 ///
@@ -37,7 +37,12 @@ public final class VirtualKWin {
     }
 
     /// Starts KWin on `bus` and waits (up to 60 s) until its scripting answers.
-    public init(root: String, bus: PrivateBus) async throws {
+    ///
+    /// With `systemRoot` (a root of another Debian release, with `/proc`,
+    /// `/dev` and this machine's `/tmp` mounted in it; as root), KWin is
+    /// that root's (Plasma 6), run through `chroot` on Qt's offscreen
+    /// platform; `root` and the bus must then lie in `/tmp`.
+    public init(root: String, bus: PrivateBus, systemRoot: String? = nil) async throws {
         self.root = root
         self.bus = bus
         let home = root + "/kwin-home"
@@ -47,7 +52,7 @@ public final class VirtualKWin {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         // A copy has no file capability.
-        try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: binaries + "/kwin_wayland")
+        try FileManager.default.copyItem(atPath: (systemRoot ?? "") + "/usr/bin/kwin_wayland", toPath: binaries + "/kwin_wayland")
         var variables = ProcessInfo.processInfo.environment
         for name in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "XDG_CONFIG_HOME", "XDG_DATA_HOME"] { variables.removeValue(forKey: name) }
         variables["HOME"] = home
@@ -55,10 +60,13 @@ public final class VirtualKWin {
         variables["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         variables["XDG_SESSION_TYPE"] = "wayland"
         variables["XDG_CURRENT_DESKTOP"] = "KDE"
-        process = try ChildProcess(
-            binaries + "/kwin_wayland", ["--virtual", "--width", "1280", "--height", "800", "--socket", waylandDisplay],
-            environment: variables, log: root + "/kwin.log"
-        )
+        let arguments = ["--virtual", "--width", "1280", "--height", "800", "--socket", waylandDisplay]
+        if let systemRoot {
+            variables["QT_QPA_PLATFORM"] = "offscreen"
+            process = try ChildProcess("/usr/sbin/chroot", [systemRoot, binaries + "/kwin_wayland"] + arguments, environment: variables, log: root + "/kwin.log")
+        } else {
+            process = try ChildProcess(binaries + "/kwin_wayland", arguments, environment: variables, log: root + "/kwin.log")
+        }
         test = try await bus.connect()
         let exchange = exchange
         test.export(path: "/test", interfaces: [DBusInterface("org.restored1.test.KWin", methods: [
@@ -99,15 +107,20 @@ public final class VirtualKWin {
         public var description: String { "pid \(pid) on desktop \(desktop) at \(frame)" }
     }
 
-    /// Loads and runs `source` as a script of its own, then unloads it.
-    private func run(_ source: String) async throws {
+    /// Loads and runs `source` as a script of its own, then unloads it
+    /// after 300 ms, unless `resident`.
+    public func run(_ source: String, resident: Bool = false) async throws {
         scripts += 1
         let name = "restored-test-\(scripts)"
         let file = root + "/\(name).js"
         try source.write(toFile: file, atomically: true, encoding: .utf8)
         let reply = try await test.call(destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: "loadScript", arguments: [.string(file), .string(name)])
         let id = reply.first?.int64Value ?? -1
-        _ = try await test.call(destination: "org.kde.KWin", path: "/\(id)", interface: "org.kde.kwin.Script", member: "run")
+        // Plasma 6 puts a script's object at /Scripting/ScriptN, 5.27 at /N.
+        if (try? await test.call(destination: "org.kde.KWin", path: "/Scripting/Script\(id)", interface: "org.kde.kwin.Script", member: "run")) == nil {
+            _ = try await test.call(destination: "org.kde.KWin", path: "/\(id)", interface: "org.kde.kwin.Script", member: "run")
+        }
+        guard !resident else { return }
         try await Task.sleep(for: .milliseconds(300))
         _ = try? await test.call(destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: "unloadScript", arguments: [.string(name)])
     }

@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import ProcessSpawning
+import RestoredArchive
+import RestoredEngine
+import RestoredTestSupport
+import SystemPackage
+
+/// What the benchmarks of windows placed by a desktop's extension or script
+/// (gnome-shell, kwin) share: the installed placers, the session plugin's
+/// save and its restore walked on threads of their own, and the figures.
+enum WindowRestoreTiming {
+    /// Installs restored's GNOME Shell extension and KWin script under
+    /// `share` with scripts/install-window-places (run from the checkout).
+    static func installWindowPlaces(under share: String) async throws {
+        guard FileManager.default.isExecutableFile(atPath: "scripts/install-window-places") else {
+            throw BenchmarkFailure("run it from restored's checkout: it installs the window placers with scripts/install-window-places")
+        }
+        let install = try await CompletedCommand.run(
+            "/bin/bash", ["scripts/install-window-places", share], environment: ProcessInfo.processInfo.environment,
+            in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        )
+        guard install.status == 0 else { throw BenchmarkFailure("scripts/install-window-places: \(install.output)\(install.error)") }
+    }
+
+    /// Runs `work` on a thread of its own: the plugin waits for its D-Bus
+    /// calls on the thread that calls it.
+    static func offPool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
+    /// The session plugin's save of the windows now (`launch-interval` 0).
+    static func save(with plugin: LoadedPlugin, engine: RestorationEngine, logger: Logger) async throws -> Archive {
+        let saved = await offPool { () -> Archive? in
+            guard let saving = try? plugin.makeSession(options: ["launch-interval": "0"], logger: logger) else { return nil }
+            return engine.makeArchive(of: saving).archive
+        }
+        guard let archive = saved else { throw BenchmarkFailure("the save kept nothing") }
+        return archive
+    }
+
+    /// Starts the session plugin's restoration walk of `archive`, its
+    /// session made within it; the task ends with the walk.
+    static func restore(_ archive: Archive, with plugin: LoadedPlugin, engine: RestorationEngine, logger: Logger) -> Task<Void, Never> {
+        Task {
+            await offPool {
+                guard let restoring = try? plugin.makeSession(options: ["launch-interval": "0"], logger: logger) else { return }
+                _ = engine.restore(restoring, from: archive)
+            }
+        }
+    }
+
+    /// The frame the user gave window `index`: left, top, width, height,
+    /// each window at a place of its own.
+    static func frame(ofWindow index: Int) -> [Int] {
+        [40 + (index * 23) % 600, 60 + (index * 17) % 300, 480, 300]
+    }
+
+    /// Starts `program` detached once in each of `directories`, with the
+    /// arguments `arguments` gives for it, all at once: a bare launch.
+    static func launch(_ program: String, in directories: [String], environment: [String: String], arguments: (String) -> [String]) throws {
+        for directory in directories {
+            _ = try DetachedProcess.start(FilePath(program), arguments: arguments(directory), environment: environment, directory: FilePath(directory))
+        }
+    }
+
+    /// Prints the medians of `bare` and `restore` and their ratio under `title`.
+    static func printFigures(_ title: String, bare: [Duration], restore: [Duration]) {
+        let (ours, theirs) = (bare.sorted()[bare.count / 2], restore.sorted()[restore.count / 2])
+        print(title)
+        print("bare launch until mapped:              \(ours)")
+        print("restore until every window is placed:  \(theirs)")
+        print(String(format: "ratio (restore / bare): %.2f", theirs / ours))
+    }
+}
