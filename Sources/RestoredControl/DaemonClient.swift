@@ -45,7 +45,7 @@ public final class DaemonClient: Sendable {
     public func status() async throws(ControlError) -> DaemonStatus {
         let fields = try await call("Status").first?.stringKeyedValue ?? [:]
         var status = DaemonStatus(daemonStatus: fields)
-        status.findProblems(apps: try await apps(), plugins: try await plugins())
+        status.findProblems(apps: try await apps(), plugins: try await plugins(), pluginDirectories: status.pluginsLoaded == 0 ? try await pluginDirectories() : [])
         return status
     }
 

@@ -92,9 +92,22 @@ public struct DaemonStatus: Encodable, Hashable, Sendable {
         }
     }
 
-    /// Lists what needs attention, from the status and the apps and plugins.
-    mutating func findProblems(apps: [AppRecord], plugins: [PluginRecord]) {
+    /// The problem of a restored that loaded no plugin: nothing is saved or
+    /// restored; where it looked, and how to add one.
+    public static func noPlugin(lookedIn directories: [String]) -> String {
+        let looked = directories.isEmpty ? "" : " (restored looked in \(directories.joined(separator: ", ")))"
+        return "no plugin is loaded: no app is saved or restored\(looked); put an app's plugin (lib….so) in one of those "
+            + "directories and run restored-ctl reload, or start restored with the plugin's directory in RESTORED_PLUGIN_PATH "
+            + "(restored-ctl doctor says what each directory holds)"
+    }
+
+    /// Lists what needs attention, from the status and the apps and plugins
+    /// (`pluginDirectories`: where restored looked, when it loaded none).
+    mutating func findProblems(apps: [AppRecord], plugins: [PluginRecord], pluginDirectories: [String] = []) {
         var problems: [String] = []
+        if pluginsLoaded == 0 {
+            problems.append(Self.noPlugin(lookedIn: pluginDirectories))
+        }
         if !logind {
             problems.append("logind was not reachable when restored started: nothing is saved before suspend or shutdown (restored-ctl doctor)")
         } else if !lockHeld && state != "saving" && state != "stopping" {

@@ -153,6 +153,7 @@ public struct Doctor: Sendable {
         let heldFiles = Dictionary((held ?? []).map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         let starts = await start(candidates.filter { $0.refusal == nil && heldFiles[$0.file.string] == nil }.map(\.file))
         var checks: [DoctorCheck] = []
+        var loadedAnywhere = 0
         for directory in directories {
             var status = stat()
             guard stat(directory.string, &status) == 0 else {
@@ -202,12 +203,21 @@ public struct Doctor: Sendable {
                     continue
                 }
             }
+            loadedAnywhere += loaded
             if status.st_mode & 0o022 != 0 {
                 checks.append(DoctorCheck("plugin directory \(directory)", .failed, "others can write to it (mode \(String(status.st_mode & 0o777, radix: 8))); its plugins are refused", remedy: "chmod go-w \(directory)"))
             } else {
                 checks.append(DoctorCheck("plugin directory \(directory)", .ok, "\(loaded) plugin\(loaded == 1 ? " loads" : "s load"), \(here.count - loaded) refused"))
             }
             checks += rows
+        }
+        // No plugin anywhere: restored saves and restores nothing.
+        if loadedAnywhere == 0 {
+            checks.insert(DoctorCheck(
+                "plugins", .warning, "none loads from \(directories.map(\.string).joined(separator: ", ")): no app is saved or restored",
+                remedy: "put an app's plugin (lib….so) in one of these directories and run restored-ctl reload, "
+                    + "or start restored with the plugin's directory in RESTORED_PLUGIN_PATH (restored's own: scripts/install, or its package)"
+            ), at: 0)
         }
         return checks
     }

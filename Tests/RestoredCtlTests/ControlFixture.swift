@@ -140,9 +140,9 @@ extension ControlFixture {
     /// Starts restored and waits until it is ready; `plugins` are the
     /// build products it loads beside the notes plugin, `options` more
     /// `--option` values (`app:key=value`).
-    func startDaemon(plugins extra: [String] = [], options: [String] = []) async throws -> RunningDaemon {
+    func startDaemon(plugins extra: [String] = [], withNotes: Bool = true, options: [String] = []) async throws -> RunningDaemon {
         let logind = try await LogindMock.start(on: bus)
-        for plugin in ["ExampleNotesPlugin"] + extra where !FileManager.default.fileExists(atPath: plugins + "/lib\(plugin).so") {
+        for plugin in (withNotes ? ["ExampleNotesPlugin"] : []) + extra where !FileManager.default.fileExists(atPath: plugins + "/lib\(plugin).so") {
             try FileManager.default.createSymbolicLink(atPath: plugins + "/lib\(plugin).so", withDestinationPath: BuildProducts.plugin(plugin))
         }
         try "a\nb\nc".write(toFile: notes + "/notes/order", atomically: true, encoding: .utf8)

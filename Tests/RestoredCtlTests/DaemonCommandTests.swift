@@ -141,6 +141,23 @@ import Testing
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("A restored that loaded no plugin (as a build run without its plugins was): status says first that nothing is saved or restored, where restored looked and how to add one; doctor warns the same")
+    func noPluginLoaded() async throws {
+        let fixture = try await ControlFixture.make()
+        let daemon = try await fixture.startDaemon(withNotes: false)
+        let statusJSON = try OfflineCommandTests.parse(try await fixture.ctl("status", "--json")) as? [String: Any]
+        #expect(statusJSON?["pluginsLoaded"] as? Int == 0)
+        let problem = try #require((statusJSON?["problems"] as? [String])?.first, "\(statusJSON ?? [:])")
+        #expect(problem.hasPrefix("no plugin is loaded: no app is saved or restored (restored looked in \(fixture.plugins)); put an app's plugin"), "\(problem)")
+        let status = try await fixture.ctl("status")
+        #expect(status.output.contains("no plugin is loaded: no app is saved or restored (restored looked in \(fixture.plugins))"), "\(status.output)")
+        #expect(status.output.contains("restored-ctl reload"))
+        let doctor = try await fixture.ctl("doctor", environment: ["HOME": fixture.root, "XDG_DATA_HOME": fixture.root + "/data"])
+        #expect(doctor.output.contains("[warning] plugins: none loads from \(fixture.plugins): no app is saved or restored"), "\(doctor.output)")
+        #expect(doctor.output.contains("RESTORED_PLUGIN_PATH"))
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("doctor checks the running restored's plugin directories and plugins as it holds them (a refused one fails, exit 1); --plugin-dir checks other directories, each plugin in its plugin host")
     func doctorPluginDirectories() async throws {
         let fixture = try await ControlFixture.make()
