@@ -32,13 +32,7 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
         }
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "restored.executable"))
         source.setEventHandler {
-            var events = [UInt8](repeating: 0, count: 4096)
-            var named = false
-            while true {
-                let count = events.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                guard count > 0 else { break }
-                named = named || Self.names(events[..<count]).contains(name)
-            }
+            let named = InotifyEvent.drain(descriptor).contains { $0.name == name }
             if named, executable.isReplaced { replaced() }
         }
         source.setCancelHandler { close(descriptor) }
@@ -50,19 +44,5 @@ final class ExecutableReplacementWatch: @unchecked Sendable {
     /// Stops watching.
     func stop() {
         source.cancel()
-    }
-
-    /// The file names of the inotify events in `bytes` (`struct
-    /// inotify_event`: wd, mask, cookie, len, then the name).
-    static func names(_ bytes: ArraySlice<UInt8>) -> [String] {
-        var names: [String] = []
-        var offset = bytes.startIndex
-        let header = MemoryLayout<inotify_event>.size
-        while offset + header <= bytes.endIndex {
-            let length = Int(bytes[offset + 12 ..< offset + 16].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) })
-            names.append(String(decoding: bytes[offset + header ..< min(offset + header + length, bytes.endIndex)].prefix { $0 != 0 }, as: UTF8.self))
-            offset += header + length
-        }
-        return names
     }
 }

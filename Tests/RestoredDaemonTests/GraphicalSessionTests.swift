@@ -35,11 +35,9 @@ import Testing
     func displaySockets() async throws {
         let root = try TemporaryTestDirectory()
         let (changes, change) = AsyncStream<DisplaySocketWatch.Change>.makeStream()
-        // X servers of other tests come and go in /tmp/.X11-unix meanwhile: only this directory's are looked at.
-        let watch = try #require(DisplaySocketWatch(runtimeDirectory: root.path, problem: { Issue.record("\($0)") }) { found in
-            switch found {
-            case .appeared(let name), .removed(let name): if !name.hasPrefix(":") { change.yield(found) }
-            }
+        // The X sockets' directory is one of the test's own, not there.
+        let watch = try #require(DisplaySocketWatch(runtimeDirectory: root.path, x11Directory: root.path + "/x11", problem: { Issue.record("\($0)") }) { found in
+            change.yield(found)
         })
         defer { watch.stop() }
         var seen = changes.makeAsyncIterator()
@@ -55,6 +53,39 @@ import Testing
         #expect(DisplaySocketWatch.display(named: "X12-lock", x11: true) == nil)
         #expect(DisplaySocketWatch.display(named: "wayland-0", x11: false) == "wayland-0")
         #expect(DisplaySocketWatch.display(named: "pipewire-0", x11: false) == nil)
+    }
+
+    @Test("R7: where the X sockets' directory does not exist (no X server ran since boot), its parent is watched for it and nothing is said; once an X server makes it, its sockets are seen (those made with it at once); removed and made again, it is watched again", .timeLimit(.minutes(1)))
+    func x11DirectoryMadeLater() async throws {
+        let root = try TemporaryTestDirectory()
+        let x11 = root.path + "/.X11-unix"
+        let (changes, change) = AsyncStream<DisplaySocketWatch.Change>.makeStream()
+        let watch = try #require(DisplaySocketWatch(runtimeDirectory: nil, x11Directory: x11, problem: { Issue.record("\($0)") }) { change.yield($0) })
+        defer { watch.stop() }
+        var seen = changes.makeAsyncIterator()
+        // Made with a socket already in it, as an X server does (moved in whole).
+        let staging = root.path + "/staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        let first = try #require(Self.listen(at: staging + "/X5"))
+        try FileManager.default.moveItem(atPath: staging, toPath: x11)
+        #expect(await seen.next() == .appeared(":5"))
+        #expect(FileManager.default.fileExists(atPath: x11))
+        // A socket made in it later.
+        let second = try #require(Self.listen(at: x11 + "/X6"))
+        #expect(await seen.next() == .appeared(":6"))
+        close(first)
+        close(second)
+        // Gone, then made again: watched again.
+        try FileManager.default.removeItem(atPath: x11)
+        var next = await seen.next()
+        while next != nil, next != .removed(":6") { next = await seen.next() }
+        try await Task.sleep(for: .milliseconds(100))
+        try FileManager.default.createDirectory(atPath: x11, withIntermediateDirectories: false)
+        let third = try #require(Self.listen(at: x11 + "/X7"))
+        defer { close(third) }
+        next = await seen.next()
+        while next != nil, next != .appeared(":7") { next = await seen.next() }
+        #expect(next == .appeared(":7"))
     }
 
     @Test("R6, R7: a real systemd --user's graphical-session.target, started and stopped twice by a target bound to it, is news once per change: active once its start job is done, stopped once its stop job is; the stop's own signals (active, its job pending) never say a desktop starts", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
