@@ -14,36 +14,18 @@ ends with it.
 """
 import json
 import os
-import shutil
-import subprocess
-import time
 
 import dbus
 import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
-from gi.repository import GLib
 
-from release_check import ReleaseCheck
+from release_check import ReleaseCheck, pump
 
 CHECK = ReleaseCheck("kwin check", "kwin.log", "KWin")
 HOME = CHECK.home
 SCRIPT = os.path.join(HOME, "places.js")
 NAME = "org.restored1.KWinPlaces"
 fail = CHECK.fail
-
-
-def pump(seconds, done):
-    """Runs the main loop until done() or `seconds`; returns done()'s last value."""
-    context = GLib.MainContext.default()
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        while context.pending():
-            context.iteration(False)
-        value = done()
-        if value:
-            return value
-        time.sleep(0.02)
-    return done()
 
 
 class Places(dbus.service.Object):
@@ -81,18 +63,7 @@ def main():
     env["DBUS_SESSION_BUS_ADDRESS"] = CHECK.private_bus(env)
     bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
 
-    # KWin's binary carries a file capability this machine will not run:
-    # a copy without it, named kwin_wayland (its platform plugin checks).
-    binary_dir = os.path.join(HOME, "bin")
-    os.makedirs(binary_dir, exist_ok=True)
-    shutil.copy("/usr/bin/kwin_wayland", os.path.join(binary_dir, "kwin_wayland"))
-    version = subprocess.run([os.path.join(binary_dir, "kwin_wayland"), "--version"], env=env, capture_output=True, text=True).stdout.strip()
-    CHECK.say(f"{version}")
-    display = f"wayland-kwin-check-{os.getpid()}"
-    kwin = CHECK.start([os.path.join(binary_dir, "kwin_wayland"), "--virtual", "--width", "1280", "--height", "800", "--socket", display],
-                 dict(env, QT_QPA_PLATFORM="offscreen"), os.path.join(HOME, "kwin.log"))
-    if not pump(60, lambda: bus.name_has_owner("org.kde.KWin")):
-        fail(f"KWin did not answer on the session bus (it {'ended' if kwin.poll() is not None else 'runs'})")
+    display = CHECK.kwin(env)
 
     places = Places(bus, [
         {"rule": "framed", "desktop": 1, "x": 100, "y": 80, "width": 600, "height": 400,
@@ -104,14 +75,7 @@ def main():
     scripting = bus.get_object("org.kde.KWin", "/Scripting")
 
     def run_script(name):
-        script_id = int(scripting.loadScript(SCRIPT, name, dbus_interface="org.kde.kwin.Scripting", signature="ss"))
-        for path in (f"/Scripting/Script{script_id}", f"/{script_id}"):
-            try:
-                bus.get_object("org.kde.KWin", path).run(dbus_interface="org.kde.kwin.Script")
-                return name
-            except dbus.DBusException:
-                continue
-        fail(f"the script {name} was loaded ({script_id}) but could not be run")
+        CHECK.run_kwin_script(bus, SCRIPT, name)
 
     def unload(name):
         scripting.unloadScript(name, dbus_interface="org.kde.kwin.Scripting")

@@ -23,7 +23,7 @@ import time
 
 import dbus
 
-from release_check import ReleaseCheck, eventually, processes, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
+from release_check import ReleaseCheck, eventually, processes, shells, windows_of, PLACES, PLACES_PATH, SHELL_BUS, UUID
 
 CHECK = ReleaseCheck("ptyxis check", "restored.log", "restored")
 HOME = CHECK.home
@@ -32,25 +32,9 @@ ENTRY = "/usr/share/applications/org.gnome.Ptyxis.desktop"
 fail = CHECK.fail
 
 
-def shells(directories):
-    """The shells of Ptyxis's terminals (children of a ptyxis-agent) by
-    directory: {directory: [pid, ...]}, for each of `directories`."""
-    found = {directory: [] for directory in directories}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{parent}/cmdline", "rb") as handle:
-                if not handle.read().split(b"\0")[0].endswith(b"ptyxis-agent"):
-                    continue
-            directory = os.readlink(f"/proc/{entry}/cwd")
-        except (OSError, ValueError, IndexError):
-            continue
-        if directory in found:
-            found[directory].append(int(entry))
-    return found
+def agent_shells(directories):
+    """The shells of Ptyxis's terminals (children of a ptyxis-agent) by directory."""
+    return shells("ptyxis-agent", directories)
 
 
 def ptyxis_processes():
@@ -108,11 +92,11 @@ def main():
     def place(window):
         return (int(window["workspace"]), int(window["x"]), int(window["y"]), int(window["width"]), int(window["height"]))
 
-    if not eventually(30, lambda: all(shells([older, second]).values()) and len(ptyxis_windows()) == 2):
-        fail(f"the user's Ptyxis did not show two shells: {shells([older, second])}, windows {ptyxis_windows()}")
+    if not eventually(30, lambda: all(agent_shells([older, second]).values()) and len(ptyxis_windows()) == 2):
+        fail(f"the user's Ptyxis did not show two shells: {agent_shells([older, second])}, windows {ptyxis_windows()}")
     time.sleep(1)
     saved = sorted(place(window) for window in ptyxis_windows())
-    before = shells([older, second])
+    before = agent_shells([older, second])
     CHECK.say(f"the user's Ptyxis: {len(ptyxis_processes())} process(es), windows {saved}, "
               f"shells {({os.path.basename(d): len(p) for d, p in before.items()})} (one from Ptyxis's own restore)")
     bus.release_name("org.restored1")
@@ -124,16 +108,16 @@ def main():
     # shells follow it), writing no session of its own.
     for pid, _ in ptyxis_processes():
         os.kill(pid, 9)
-    if not eventually(20, lambda: not ptyxis_processes() and not any(shells([older, second]).values())):
+    if not eventually(20, lambda: not ptyxis_processes() and not any(agent_shells([older, second]).values())):
         fail(f"Ptyxis did not end: {ptyxis_processes()}")
     CHECK.restored_ctl(app_env, "restore", APP)
 
     wanted = {older: 1, second: 1}
-    if not eventually(60, lambda: {d: len(p) for d, p in shells(wanted).items()} == wanted):
+    if not eventually(60, lambda: {d: len(p) for d, p in agent_shells(wanted).items()} == wanted):
         fail(f"Ptyxis did not come back with one shell in each of its windows' directories: "
-             f"{({os.path.basename(d): len(p) for d, p in shells(wanted).items()})}, processes {ptyxis_processes()}")
+             f"{({os.path.basename(d): len(p) for d, p in agent_shells(wanted).items()})}, processes {ptyxis_processes()}")
     time.sleep(2)
-    after = shells(wanted)
+    after = agent_shells(wanted)
     if {d: len(p) for d, p in after.items()} != wanted:
         fail(f"Ptyxis came back with more: {({os.path.basename(d): len(p) for d, p in after.items()})}")
     # restored stops (its stop saves); the check reads the windows as restored's stand-in.

@@ -3,6 +3,7 @@ it beside each check): the processes a check starts, each ended with it by
 its process group, private buses, and one way to fail with the log of the
 program under test."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,6 +106,42 @@ class ReleaseCheck:
             self.fail(f"{app} is not among restored's apps: {self.restored_ctl(env, 'apps')}")
         return daemon
 
+    def kwin(self, env):
+        """Starts the release's KWin on its virtual backend (one 1280x800
+        output; Qt's offscreen platform) on `env`'s session bus, and waits
+        until it answers there. Returns its Wayland display's name."""
+        import dbus
+
+        # KWin's binary carries a file capability this machine will not run:
+        # a copy without it, named kwin_wayland (its platform plugin checks).
+        binary_dir = os.path.join(self.home, "bin")
+        os.makedirs(binary_dir, exist_ok=True)
+        binary = os.path.join(binary_dir, "kwin_wayland")
+        shutil.copy("/usr/bin/kwin_wayland", binary)
+        self.say(subprocess.run([binary, "--version"], env=env, capture_output=True, text=True).stdout.strip())
+        display = f"wayland-kwin-check-{os.getpid()}"
+        kwin = self.start([binary, "--virtual", "--width", "1280", "--height", "800", "--socket", display],
+                          dict(env, QT_QPA_PLATFORM="offscreen"), os.path.join(self.home, "kwin.log"))
+        bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
+        if not pump(60, lambda: bus.name_has_owner("org.kde.KWin")):
+            self.fail(f"KWin did not answer on the session bus (it {'ended' if kwin.poll() is not None else 'runs'})")
+        return display
+
+    def run_kwin_script(self, bus, path, name):
+        """Loads the KWin script at `path` as `name` and runs it."""
+        import dbus
+
+        scripting = bus.get_object("org.kde.KWin", "/Scripting")
+        script_id = int(scripting.loadScript(path, name, dbus_interface="org.kde.kwin.Scripting", signature="ss"))
+        # Plasma 6 puts a script's object at /Scripting/ScriptN, 5.27 at /N.
+        for object_path in (f"/Scripting/Script{script_id}", f"/{script_id}"):
+            try:
+                bus.get_object("org.kde.KWin", object_path).run(dbus_interface="org.kde.kwin.Script")
+                return
+            except dbus.DBusException:
+                continue
+        self.fail(f"the KWin script {name} was loaded ({script_id}) but could not be run")
+
     def session(self, environment=None):
         """The environment of a Wayland session on private buses (a session
         bus, and a system bus with python3-dbusmock's logind): its HOME and
@@ -170,6 +207,54 @@ def processes(name):
         if arguments and os.path.basename(arguments[0]) == name.encode():
             found.append((int(entry), b" ".join(arguments).decode(errors="replace").strip()))
     return found
+
+
+def pump(seconds, done):
+    """Runs GLib's main loop (a check's D-Bus objects answer in it) until
+    done() or `seconds`; returns done()'s last value."""
+    from gi.repository import GLib
+
+    context = GLib.MainContext.default()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        while context.pending():
+            context.iteration(False)
+        value = done()
+        if value:
+            return value
+        time.sleep(0.02)
+    return done()
+
+
+def shells(program, directories):
+    """The children of the processes named `program` (a terminal's shells)
+    by their directory: {directory: [(parent pid, pid), ...]} for each of
+    `directories`."""
+    parents = {pid for pid, _ in processes(program)}
+    found = {directory: [] for directory in directories}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            directory = os.readlink(f"/proc/{entry}/cwd")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent in parents and directory in found:
+            found[directory].append((parent, int(entry)))
+    return found
+
+
+def end_terminals(found):
+    """Ends the terminals of `found` (as `shells` gives them) by pid: what
+    restored launched is none of a check's processes."""
+    for pairs in found.values():
+        for terminal, _ in pairs:
+            try:
+                os.kill(terminal, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def eventually(seconds, what):

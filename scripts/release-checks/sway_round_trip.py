@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 
-from release_check import ReleaseCheck, eventually, processes
+from release_check import ReleaseCheck, end_terminals, eventually, shells
 
 CHECK = ReleaseCheck("sway check", "restored.log", "restored")
 HOME = CHECK.home
@@ -39,22 +39,8 @@ def arguments_of(pid):
         return [argument.decode(errors="replace") for argument in handle.read().split(b"\0")[:-1]]
 
 
-def shells(directories):
-    """The shells foot runs (its children), by directory: {directory: [(foot
-    pid, shell pid), ...]} for each of `directories`."""
-    foots = {pid for pid, _ in processes("foot")}
-    found = {directory: [] for directory in directories}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            parent = parent_of(int(entry))
-            directory = os.readlink(f"/proc/{entry}/cwd")
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent in foots and directory in found:
-            found[directory].append((parent, int(entry)))
-    return found
+def foot_shells(directories):
+    return shells("foot", directories)
 
 
 def programs_under(pid):
@@ -157,7 +143,7 @@ def main():
         fail(f"the user's windows did not take their places: {windows()}")
     framed = held[0]
     if not eventually(30, lambda: ["less", "notes.txt"] in
-                      [arguments for _, shell in shells([directories["pager"]])[directories["pager"]] for arguments in programs_under(shell)]):
+                      [arguments for _, shell in foot_shells([directories["pager"]])[directories["pager"]] for arguments in programs_under(shell)]):
         fail("less did not run in the pager's shell")
     CHECK.say(f"the user's windows: {windows()}")
 
@@ -172,7 +158,7 @@ def main():
     CHECK.restored_ctl(app_env, "restore", APP)
 
     def reopened():
-        found = shells(list(directories.values()))
+        found = foot_shells(list(directories.values()))
         return {name: found[directories[name]] for name in names}
     try:
         if not eventually(60, lambda: all(len(pairs) == 1 for pairs in reopened().values())):
@@ -189,10 +175,7 @@ def main():
             fail(f"less did not run again in the pager's shell: {programs_under(pager_shell)}")
         CHECK.say(f"the windows came back once each, in their directories, at their places: {windows()}; less runs again with its file")
     finally:
-        # restored's launches are none of the check's processes: ended by pid.
-        for pairs in reopened().values():
-            for foot, _ in pairs:
-                os.kill(foot, 9)
+        end_terminals(reopened())
     daemon.terminate()
     daemon.wait(timeout=60)
 
