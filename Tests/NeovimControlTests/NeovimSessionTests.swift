@@ -112,6 +112,48 @@ import TmuxControl
         #expect(names?.contains(work + "/a 'b'|c\nd.txt") == true)
     }
 
+    @Test("Calls made in one round trip (nvim_exec_lua, not the deprecated nvim_call_atomic) answer in order, a call with no result in its place, handles as integers that later calls take; the first that fails is said with its method, and nothing after it runs; only vim.api functions are called")
+    func callsInOneRoundTrip() throws {
+        let editor = try Editor(root: root)
+        let answers = try editor.client.callAtomic([
+            ("nvim_get_current_buf", []), ("nvim_set_var", [.string("restored_test"), .int(7)]), ("nvim_get_var", [.string("restored_test")]),
+            ("nvim_call_function", ["getcwd", [-1]]),
+        ])
+        #expect(answers.count == 4)
+        let buffer = try #require(answers[0].intValue)
+        #expect(answers[1] == .nil)
+        #expect(answers[2].intValue == 7)
+        #expect(answers[3].stringValue == FileManager.default.currentDirectoryPath)
+        #expect(try editor.client.callAtomic([("nvim_buf_get_name", [.int(Int64(buffer))])]).first?.stringValue == "")
+        /// The error a batch of calls ends with (nil when it succeeds).
+        func failure(of calls: [(method: String, arguments: [MessagePackValue])]) -> NeovimError? {
+            do {
+                _ = try editor.client.callAtomic(calls)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let failed = failure(of: [
+            ("nvim_set_var", [.string("restored_first"), .int(1)]), ("nvim_buf_get_name", [.int(999_999)]),
+            ("nvim_set_var", [.string("restored_after"), .int(1)]),
+        ])
+        guard case .answered(let method, let message)? = failed else {
+            Issue.record("a failing call was not said: \(String(describing: failed))")
+            return
+        }
+        #expect(method == "nvim_buf_get_name")
+        #expect(message.contains("Invalid buffer id"), "\(message)")
+        #expect(try editor.client.call("nvim_eval", [.string("[get(g:, 'restored_first'), get(g:, 'restored_after')]")]) == .array([.int(1), .int(0)]))
+        let outside = failure(of: [("os.execute", [.string("true")])])
+        guard case .answered(let outsideMethod, let outsideMessage)? = outside else {
+            Issue.record("a name outside vim.api was called: \(String(describing: outside))")
+            return
+        }
+        #expect(outsideMethod == "os.execute")
+        #expect(outsideMessage.contains("no API function"), "\(outsideMessage)")
+    }
+
     @Test("Names Neovim would hand to a handler that runs programs (term://, scp://, man://) are neither saved nor opened: a hostile archive runs nothing")
     func handlerNamesRunNothing() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }

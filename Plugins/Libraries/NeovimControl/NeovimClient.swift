@@ -81,20 +81,51 @@ public final class NeovimClient {
         }
     }
 
-    /// Runs `calls` in one round trip (`nvim_call_atomic`) and returns their
-    /// results in order; the first that fails is thrown with its index.
+    /// Runs `calls` in one round trip and returns their results in order;
+    /// the first that fails is thrown with its method. The calls run in
+    /// one Lua chunk (`nvim_exec_lua`, Neovim 0.5 and later), each through
+    /// `vim.api`: `nvim_call_atomic` does the same but is deprecated since
+    /// Neovim 0.10. Handles (buffers, windows, tab pages) come back as
+    /// integers, which every API call takes.
     public func callAtomic(_ calls: [(method: String, arguments: [MessagePackValue])]) throws(NeovimError) -> [MessagePackValue] {
         guard !calls.isEmpty else { return [] }
-        let answer = try call("nvim_call_atomic", [.array(calls.map { [.string($0.method), .array($0.arguments)] })])
-        guard let parts = answer.arrayValue, parts.count == 2, let results = parts[0].arrayValue else {
-            throw .protocolViolation(method: "nvim_call_atomic", "an answer of the wrong shape")
+        let answer = try call("nvim_exec_lua", [.string(Self.atomicCalls), .array([.array(calls.map { [.string($0.method), .array($0.arguments)] })])])
+        guard let parts = answer.arrayValue, parts.count == 2 else {
+            throw .protocolViolation(method: "nvim_exec_lua", "an answer of the wrong shape")
         }
         if let failure = parts[1].arrayValue, let index = failure.first?.intValue, calls.indices.contains(index) {
             throw .answered(method: calls[index].method, message: failure.last?.stringValue ?? "failed")
         }
-        guard results.count == calls.count else { throw .protocolViolation(method: "nvim_call_atomic", "\(results.count) results for \(calls.count) calls") }
+        guard let results = parts[0].arrayValue else {
+            throw .protocolViolation(method: "nvim_exec_lua", "an answer of the wrong shape")
+        }
+        guard results.count == calls.count else { throw .protocolViolation(method: "nvim_exec_lua", "\(results.count) results for \(calls.count) calls") }
         return results
     }
+
+    /// The Lua chunk of ``callAtomic(_:)``: runs each `{method, arguments}`
+    /// through `vim.api`, stops at the first failure, and answers `{results,
+    /// nil}` or `{results so far, {index from 0, message}}`, a nil result
+    /// kept in its place as `vim.NIL`. Only the names of `vim.api` functions
+    /// are called; what the calls carry is data.
+    static let atomicCalls = """
+        local calls = ...
+        local results = {}
+        local unpacked = table.unpack or unpack
+        for index, call in ipairs(calls) do
+          local method = vim.api[call[1]]
+          if type(method) ~= 'function' then
+            return { results, { index - 1, 'no API function ' .. tostring(call[1]) } }
+          end
+          local ok, result = pcall(method, unpacked(call[2]))
+          if not ok then
+            return { results, { index - 1, tostring(result) } }
+          end
+          if result == nil then result = vim.NIL end
+          results[index] = result
+        end
+        return { results, vim.NIL }
+        """
 
     /// The next whole message, scanned as its bytes arrive and decoded once.
     private func nextMessage(before deadline: ContinuousClock.Instant) throws(NeovimError) -> MessagePackValue {
