@@ -157,7 +157,7 @@ let package = Package(
         ]),
         // restored-ctl's model of the admin API and the archives.
         module("RestoredControl", [
-            "RestoredDBus", "RestoredArchive", "RestoredEngine", "RestoredHostProtocol", "RestoredPluginHosting",
+            "RestoredDBus", "RestoredArchive", "RestoredEngine", "RestoredHostProtocol", "RestoredPluginHosting", "SystemSupport",
             restorationKit, logging, system,
         ]),
 
@@ -202,7 +202,7 @@ let package = Package(
             name: "RestoredBench",
             dependencies: [
                 "TmuxControl", "TerminalPrograms", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "WindowManagerIPC", "ProcessSpawning", "UnitLaunching",
-                "RestoredEngine", "RestoredArchive", "RestoredDBus",
+                "RestoredEngine", "RestoredArchive", "RestoredDBus", "SystemSupport",
                 // The private buses, logind's mock and the notify socket of the tests.
                 "RestoredTestSupport",
                 restorationKit, argumentParser, logging, system,

@@ -5,6 +5,7 @@ import RestoredArchive
 import RestoredEngine
 import RestoredTestSupport
 import SystemPackage
+import SystemSupport
 
 /// What the benchmarks of windows placed by a desktop's extension or script
 /// (gnome-shell, kwin) share: the installed placers, the session plugin's
@@ -23,17 +24,10 @@ enum WindowRestoreTiming {
         guard install.status == 0 else { throw BenchmarkFailure("scripts/install-window-places: \(install.output)\(install.error)") }
     }
 
-    /// Runs `work` on a thread of its own: the plugin waits for its D-Bus
-    /// calls on the thread that calls it.
-    static func offPool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: work()) }.start()
-        }
-    }
-
     /// The session plugin's save of the windows now (`launch-interval` 0).
     static func save(with plugin: LoadedPlugin, engine: RestorationEngine, logger: Logger) async throws -> Archive {
-        let saved = await offPool { () -> Archive? in
+        // Off the pool: the plugin waits for its D-Bus calls on the thread that calls it.
+        let saved = await OffPool.run { () -> Archive? in
             guard let saving = try? plugin.makeSession(options: ["launch-interval": "0"], logger: logger) else { return nil }
             return engine.makeArchive(of: saving).archive
         }
@@ -45,7 +39,7 @@ enum WindowRestoreTiming {
     /// session made within it; the task ends with the walk.
     static func restore(_ archive: Archive, with plugin: LoadedPlugin, engine: RestorationEngine, logger: Logger) -> Task<Void, Never> {
         Task {
-            await offPool {
+            await OffPool.run {
                 guard let restoring = try? plugin.makeSession(options: ["launch-interval": "0"], logger: logger) else { return }
                 _ = engine.restore(restoring, from: archive)
             }

@@ -2,11 +2,11 @@ import Glibc
 import Logging
 import RestoredArchive
 import RestoredDBus
-import Dispatch
 import RestoredEngine
 import RestoredHostProtocol
 import RestoredPluginHosting
 public import SystemPackage
+import SystemSupport
 
 /// The checks of `restored-ctl doctor`, each with a remedy.
 public struct Doctor: Sendable {
@@ -228,16 +228,14 @@ public struct Doctor: Sendable {
     private func start(_ files: [FilePath]) async -> [FilePath: Result<PluginIdentity, PluginStartFailure>] {
         let quiet = Logger(label: "restored-ctl") { _ in SwiftLogNoOpLogHandler() }
         let configuration = PluginHost.Configuration(executable: pluginHost, environment: environment, logLevel: .critical)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var results: [FilePath: Result<PluginIdentity, PluginStartFailure>] = [:]
-                for file in files {
-                    let host = PluginHost(file: file, configuration: configuration, logger: quiet)
-                    results[file] = host.start()
-                    host.stop()
-                }
-                continuation.resume(returning: results)
+        return await OffPool.run {
+            var results: [FilePath: Result<PluginIdentity, PluginStartFailure>] = [:]
+            for file in files {
+                let host = PluginHost(file: file, configuration: configuration, logger: quiet)
+                results[file] = host.start()
+                host.stop()
             }
+            return results
         }
     }
 }

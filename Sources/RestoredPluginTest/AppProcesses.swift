@@ -100,7 +100,7 @@ final class AppProcesses: Sendable {
             watched += group.map { ($0, command) }
             _ = Glibc.kill(-child.pid, SIGTERM)
             let deadline = ContinuousClock.now + Self.endBudget
-            let killed = await Blocking.run { () -> Bool in
+            let killed = await OffPool.run { () -> Bool in
                 _ = child.wait(until: deadline)
                 while group.contains(where: \.isAlive) && ContinuousClock.now < deadline { usleep(50_000) }
                 guard child.reapIfExited() == nil || group.contains(where: \.isAlive) else { return false }

@@ -1,5 +1,6 @@
 import Foundation
 import ProcessSpawning
+import SystemSupport
 
 /// `restored-ctl` against the run's restored (on the private bus): the
 /// same commands a plugin's author runs by hand, their `--json` read with
@@ -89,7 +90,7 @@ struct ControlClient: Sendable {
 
     /// `restored-ctl ARGUMENTS`, at most `timeout`.
     func run(_ arguments: [String], timeout: Duration = .seconds(20)) async throws(PluginTestError) -> ProgramRun {
-        try await Blocking.runProgram(executable, ["restored-ctl"] + arguments, environment: environment, timeout: timeout)
+        try await ProgramRun.runOffPool(executable, ["restored-ctl"] + arguments, environment: environment, timeout: timeout)
     }
 
     /// `restored-ctl plugins --json`.

@@ -4,6 +4,7 @@ import ProcessSpawning
 import RestoredDBus
 import Synchronization
 import SystemPackage
+import SystemSupport
 
 /// Starts and stops the run's restored, on the private bus: as a child of
 /// the harness, or (`--sandbox`) as a transient service of the user's
@@ -141,7 +142,7 @@ final class DaemonRunner: Sendable {
         switch running.withLock({ value in defer { value = nil }; return value }) {
         case .child(let child)?:
             _ = Glibc.kill(child.pid, SIGTERM)
-            let ending = await Blocking.run { child.wait(until: .now + Self.stopBudget) }
+            let ending = await OffPool.run { child.wait(until: .now + Self.stopBudget) }
             guard let ending else {
                 child.reap(within: .zero)
                 return "it did not exit within \(Self.stopBudget) of SIGTERM and was killed"

@@ -61,7 +61,7 @@ final class PrivateBus: Sendable {
         } catch {
             throw .busDidNotStart(reason: "cannot run \(dbusDaemon) (\(error))")
         }
-        let line = await Blocking.run { Self.firstLine(from: reader, until: .now + .seconds(10)) }
+        let line = await OffPool.run { Self.firstLine(from: reader, until: .now + .seconds(10)) }
         guard let line, !line.isEmpty else {
             let ending = process.reap(within: .zero)
             let said = RunDirectory.tail(of: directory.file("bus.log"), lines: 1)?.first ?? "it printed no address (\(ending))"

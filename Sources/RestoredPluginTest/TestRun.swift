@@ -368,7 +368,7 @@ final class TestRun {
     private func finish() async {
         if let context { _ = await context.daemon.stop() }
         let cleanup = self.cleanup
-        await Blocking.run { cleanup.run() }
+        await OffPool.run { cleanup.run() }
         if settings.keep, let context {
             let directory = context.directory
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".log") }.sorted()
@@ -388,7 +388,7 @@ final class TestRun {
     private func runCommand(_ command: CommandWords, timeout: Duration) async throws(PluginTestError) -> ProgramRun {
         let environment = context?.appEnvironment ?? self.environment
         let executable = try command.executable(searchPath: ExecutableSearchPath.of(environment))
-        return try await Blocking.runProgram(executable, command.words, environment: environment, timeout: timeout)
+        return try await ProgramRun.runOffPool(executable, command.words, environment: environment, timeout: timeout)
     }
 
     /// `: <the last line it printed>`, or nothing.

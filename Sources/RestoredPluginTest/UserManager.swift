@@ -48,12 +48,12 @@ struct UserManager: Sendable {
 
     /// Runs `systemctl --user ARGUMENTS`, at most `timeout`.
     func control(_ arguments: [String], timeout: Duration = .seconds(10)) async throws(PluginTestError) -> ProgramRun {
-        try await Blocking.runProgram(systemctl, ["systemctl", "--user"] + arguments, environment: environment, timeout: timeout)
+        try await ProgramRun.runOffPool(systemctl, ["systemctl", "--user"] + arguments, environment: environment, timeout: timeout)
     }
 
     /// Runs `systemd-run --user ARGUMENTS`; throws its complaint when it fails.
     func startTransient(_ arguments: [String], timeout: Duration = .seconds(20)) async throws(PluginTestError) {
-        let run = try await Blocking.runProgram(systemdRun, ["systemd-run", "--user", "--quiet"] + arguments, environment: environment, timeout: timeout)
+        let run = try await ProgramRun.runOffPool(systemdRun, ["systemd-run", "--user", "--quiet"] + arguments, environment: environment, timeout: timeout)
         guard run.ending == .exited(0) else {
             throw .cannotRun(command: "systemd-run --user", reason: run.errorText.isEmpty ? "\(run.ending)" : run.errorText)
         }

@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import SystemSupport
 import Testing
 
@@ -75,5 +77,32 @@ import Testing
         #expect(OptionList.names("less, man\t+ssh\n,,htop ") == ["less", "man", "+ssh", "htop"])
         #expect(OptionList.names(nil) == [])
         #expect(OptionList.names(" , ") == [])
+    }
+}
+
+@Suite struct OffPoolTests {
+    struct Refused: Error, Equatable {}
+
+    @Test("Work run off the cooperative pool returns its value, or throws its own error type; many blocking at once do not starve the pool (more than it has threads, each waiting for all)")
+    func offPool() async throws {
+        #expect(await OffPool.run { 6 * 7 } == 42)
+        await #expect(throws: Refused.self) { try await OffPool.run { () throws(Refused) -> Int in throw Refused() } }
+        // Each blocks until every one has started: on the cooperative pool
+        // (as many threads as cores) they would wait forever.
+        let count = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 2
+        let started = DispatchGroup()
+        for _ in 0 ..< count { started.enter() }
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0 ..< count {
+                group.addTask {
+                    await OffPool.run {
+                        started.leave()
+                        return started.wait(timeout: .now() + .seconds(30)) == .success
+                    }
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(finished == count)
     }
 }
