@@ -226,6 +226,12 @@ def pump(seconds, done):
     return done()
 
 
+def parent_of(pid):
+    """The parent of process `pid` (its stat's fourth field)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
+
+
 def shells(program, directories):
     """The children of the processes named `program` (a terminal's shells)
     by their directory: {directory: [(parent pid, pid), ...]} for each of
@@ -236,8 +242,7 @@ def shells(program, directories):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as handle:
-                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            parent = parent_of(int(entry))
             directory = os.readlink(f"/proc/{entry}/cwd")
         except (OSError, ValueError, IndexError):
             continue

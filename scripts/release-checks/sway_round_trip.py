@@ -20,18 +20,13 @@ import subprocess
 import tempfile
 import time
 
-from release_check import ReleaseCheck, end_terminals, eventually, shells
+from release_check import ReleaseCheck, end_terminals, eventually, parent_of, shells
 
 CHECK = ReleaseCheck("sway check", "restored.log", "restored")
 HOME = CHECK.home
 APP = "org.restored.Session"
 NOBODY = 65534
 fail = CHECK.fail
-
-
-def parent_of(pid):
-    with open(f"/proc/{pid}/stat") as handle:
-        return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
 def arguments_of(pid):
