@@ -93,42 +93,40 @@ struct GnomeShellBenchmark: AsyncParsableCommand {
         let places = (0 ..< windows).map { index -> (workspace: Int32, frame: [Int32]) in
             (Int32(index % workspaces), WindowRestoreTiming.frame(ofWindow: index).map { Int32($0) })
         }
-        var bare: [Duration] = []
-        var restore: [Duration] = []
-        let clock = ContinuousClock()
-        for _ in 0 ..< options.rounds {
-            try await closeAll()
-            let bareStart = clock.now
-            try WindowRestoreTiming.launch("/usr/bin/foot", in: directories, environment: environment) { ["foot", "--working-directory=\($0)"] }
-            let mapped = try await waitUntil { $0.count == windows }
-            bare.append(clock.now - bareStart)
-            // The user's session: each window on its workspace at its frame,
-            // placed again until they all hold for a second (a foot slow to
-            // start may commit the size it first chose after a move).
-            let placeOf = Dictionary(uniqueKeysWithValues: zip(mapped.map(\.pid), places).map { ($0, $1) })
-            let expected = places.map { "\($0.workspace) \($0.frame)" }.sorted()
-            let key = { (windows: [HeadlessGnomeShell.Window]) in windows.map { "\($0.workspace) \($0.frame)" }.sorted() }
-            var held = 0
-            let placing = ContinuousClock.now + .seconds(120)
-            while held < 5 {
-                guard ContinuousClock.now < placing else { throw BenchmarkFailure("the windows did not hold their places within 120 s") }
-                let now = try await shell.windows(on: bus)
-                held = key(now) == expected ? held + 1 : 0
-                for window in now {
-                    guard let place = placeOf[window.pid], window.workspace != place.workspace || window.frame != place.frame else { continue }
-                    try await shell.place(pid: window.pid, workspace: place.workspace, frame: place.frame, on: bus)
+        let key = { (windows: [HeadlessGnomeShell.Window]) in windows.map { "\($0.workspace) \($0.frame)" }.sorted() }
+        let expected = places.map { "\($0.workspace) \($0.frame)" }.sorted()
+        var mapped: [HeadlessGnomeShell.Window] = []
+        let (bare, restore) = try await WindowRestoreTiming.measure(
+            rounds: options.rounds, plugin: plugin, engine: engine, logger: logger, closeAll: closeAll,
+            launch: {
+                try WindowRestoreTiming.launch("/usr/bin/foot", in: directories, environment: environment) { ["foot", "--working-directory=\($0)"] }
+                mapped = try await waitUntil { $0.count == windows }
+                return .now
+            },
+            arrange: {
+                // The user's session: each window on its workspace at its frame,
+                // placed again until they all hold for a second (a foot slow to
+                // start may commit the size it first chose after a move).
+                let placeOf = Dictionary(uniqueKeysWithValues: zip(mapped.map(\.pid), places).map { ($0, $1) })
+                var held = 0
+                let placing = ContinuousClock.now + .seconds(120)
+                while held < 5 {
+                    guard ContinuousClock.now < placing else { throw BenchmarkFailure("the windows did not hold their places within 120 s") }
+                    let now = try await shell.windows(on: bus)
+                    held = key(now) == expected ? held + 1 : 0
+                    for window in now {
+                        guard let place = placeOf[window.pid], window.workspace != place.workspace || window.frame != place.frame else { continue }
+                        try await shell.place(pid: window.pid, workspace: place.workspace, frame: place.frame, on: bus)
+                    }
+                    try await Task.sleep(for: .milliseconds(200))
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                return expected
+            },
+            placed: { expected in
+                _ = try await waitUntil { key($0) == expected }
+                return .now
             }
-            let archive = try await WindowRestoreTiming.save(with: plugin, engine: engine, logger: logger)
-            try await closeAll()
-            let start = clock.now
-            let walk = WindowRestoreTiming.restore(archive, with: plugin, engine: engine, logger: logger)
-            _ = try await waitUntil { key($0) == expected }
-            restore.append(clock.now - start)
-            await walk.value
-        }
-        try await closeAll()
+        )
         WindowRestoreTiming.printFigures(
             "gnome-shell benchmark: \(windows) foot windows over \(workspaces) workspaces on a headless GNOME Shell \(major), medians of \(options.rounds) rounds",
             bare: bare, restore: restore

@@ -209,34 +209,26 @@ struct KWinBenchmark: AsyncParsableCommand {
         }
         let frames = (0 ..< windows).map(WindowRestoreTiming.frame(ofWindow:))
         let key = { (windows: [Window]) in windows.map { "\($0.desktop) \($0.frame)" }.sorted() }
-        var bare: [Duration] = []
-        var restore: [Duration] = []
-        let clock = ContinuousClock()
-        for _ in 0 ..< options.rounds {
-            try await closeAll()
-            let bareStart = clock.now
-            try WindowRestoreTiming.launch("/usr/bin/kitty", in: directories, environment: environment) { ["kitty", "--directory", $0, "/bin/sh"] }
-            let mapped = try await waitUntil("every bare window's mapping") { $0.count == windows }
-            bare.append(mapped - bareStart)
-            // The user's session: each window at a frame of its own where it
-            // is shown (a Wayland window takes a frame when it draws, and
-            // one on a desktop not shown draws nothing), then spread over
-            // the desktops as it is.
-            let pids = reports.windows.map(\.pid).sorted()
-            let frameOf = Dictionary(uniqueKeysWithValues: zip(pids, frames))
-            let desktopOf = Dictionary(uniqueKeysWithValues: pids.enumerated().map { ($1, $0 % desktops) })
-            try await hold({ _ in Self.placing(frames: frameOf) }, until: { now in now.count == windows && now.allSatisfy { $0.frame == frameOf[$0.pid] } })
-            try await hold({ _ in Self.placing(desktops: desktopOf) }, until: { now in now.count == windows && now.allSatisfy { $0.desktop == desktopOf[$0.pid] } })
-            let expected = key(reports.windows)
-            let archive = try await WindowRestoreTiming.save(with: plugin, engine: engine, logger: logger)
-            try await closeAll()
-            let start = clock.now
-            let walk = WindowRestoreTiming.restore(archive, with: plugin, engine: engine, logger: logger)
-            let placed = try await waitUntil("every restored window's place (saved: \(expected))") { key($0) == expected }
-            restore.append(placed - start)
-            await walk.value
-        }
-        try await closeAll()
+        let (bare, restore) = try await WindowRestoreTiming.measure(
+            rounds: options.rounds, plugin: plugin, engine: engine, logger: logger, closeAll: closeAll,
+            launch: {
+                try WindowRestoreTiming.launch("/usr/bin/kitty", in: directories, environment: environment) { ["kitty", "--directory", $0, "/bin/sh"] }
+                return try await waitUntil("every bare window's mapping") { $0.count == windows }
+            },
+            arrange: {
+                // The user's session: each window at a frame of its own where it
+                // is shown (a Wayland window takes a frame when it draws, and
+                // one on a desktop not shown draws nothing), then spread over
+                // the desktops as it is.
+                let pids = reports.windows.map(\.pid).sorted()
+                let frameOf = Dictionary(uniqueKeysWithValues: zip(pids, frames))
+                let desktopOf = Dictionary(uniqueKeysWithValues: pids.enumerated().map { ($1, $0 % desktops) })
+                try await hold({ _ in Self.placing(frames: frameOf) }, until: { now in now.count == windows && now.allSatisfy { $0.frame == frameOf[$0.pid] } })
+                try await hold({ _ in Self.placing(desktops: desktopOf) }, until: { now in now.count == windows && now.allSatisfy { $0.desktop == desktopOf[$0.pid] } })
+                return key(reports.windows)
+            },
+            placed: { expected in try await waitUntil("every restored window's place (saved: \(expected))") { key($0) == expected } }
+        )
         WindowRestoreTiming.printFigures(
             "kwin benchmark: \(windows) kitty windows over \(desktops) desktops on KWin's virtual backend, medians of \(options.rounds) rounds",
             bare: bare, restore: restore

@@ -60,6 +60,36 @@ enum WindowRestoreTiming {
         }
     }
 
+    /// `rounds` rounds of the comparison, each from no window: the bare
+    /// launch (`launch`: starts the apps, returns when the last mapped),
+    /// the user's session made (`arrange`: returns what the restore must
+    /// show), the session plugin's save, every window closed, then the
+    /// restore, timed until `placed` (given what `arrange` returned)
+    /// returns the moment every window is back. Returns each round's two
+    /// durations.
+    static func measure<Expected: Sendable>(
+        rounds: Int, plugin: LoadedPlugin, engine: RestorationEngine, logger: Logger,
+        closeAll: () async throws -> Void, launch: () async throws -> ContinuousClock.Instant,
+        arrange: () async throws -> Expected, placed: (Expected) async throws -> ContinuousClock.Instant
+    ) async throws -> (bare: [Duration], restore: [Duration]) {
+        var bare: [Duration] = []
+        var restore: [Duration] = []
+        for _ in 0 ..< rounds {
+            try await closeAll()
+            let bareStart = ContinuousClock.now
+            bare.append(try await launch() - bareStart)
+            let expected = try await arrange()
+            let archive = try await save(with: plugin, engine: engine, logger: logger)
+            try await closeAll()
+            let start = ContinuousClock.now
+            let walk = WindowRestoreTiming.restore(archive, with: plugin, engine: engine, logger: logger)
+            restore.append(try await placed(expected) - start)
+            await walk.value
+        }
+        try await closeAll()
+        return (bare, restore)
+    }
+
     /// Prints the medians of `bare` and `restore` and their ratio under `title`.
     static func printFigures(_ title: String, bare: [Duration], restore: [Duration]) {
         let (ours, theirs) = (bare.sorted()[bare.count / 2], restore.sorted()[restore.count / 2])
