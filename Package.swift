@@ -229,6 +229,7 @@ let package = Package(
         tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "RestoredDBus", "RestoredTestSupport"]),
         tests("X11ClientTests", ["X11Client", "RestoredTestSupport"]),
         tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
+        tests("TerminalProgramsTests", ["TerminalPrograms"]),
         tests("TmuxControlTests", ["TmuxControl", "TerminalPrograms", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
         tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", logging, system]),
         tests("RestoredDBusTests", ["RestoredDBus", "ProcessSpawning", "RestoredTestSupport", logging]),

@@ -9,7 +9,8 @@
 // the shell's own session bus connection:
 // - Windows: every normal window with its process, app id, class, title,
 //   workspace, monitor (connector), frame and states, its GTK window's
-//   object path and its place among the windows the user last used;
+//   object path and its place among the windows the user last used (made
+//   or focused);
 // - Monitors: each monitor's connector, whether it is primary, its frame;
 // - SetRules: the places restored hands over before it relaunches apps; a
 //   rule is applied as a matching new window is created (before it is first
@@ -55,12 +56,15 @@ function createWindowPlaces(lib) {
     let rulesExpire = 0;
     // Launches seen: process id -> the launch group its windows take places of.
     let groupOfProcess = new Map();
+    // Windows made while rules were set whose rule was not told yet, in the order they were made.
+    let untold = [];
     let owner = null;
     let ownerProcess = 0;
     let exported = null;
     let watch = 0;
     let displayConfigWatch = 0;
     let windowCreated = 0;
+    let focusChanged = 0;
     const cleanups = new Set();
     let monitorsChanged = 0;
     let cancellable = null;
@@ -106,12 +110,36 @@ function createWindowPlaces(lib) {
         return (app && app.get_id()) || window.get_sandboxed_app_id() || window.get_gtk_application_id() || '';
     }
 
-    // Each window's place in the order the user last used them (0: the
-    // last one), over every workspace: an app's own list of its windows
-    // (GtkApplication's) keeps the same order.
+    // The order the user last used the windows in, over every workspace,
+    // kept here as a count by window id (the highest: the last used): a
+    // window is used as it is made and each time it takes the focus. That
+    // is the order GtkApplication keeps its windows in (a window put first
+    // as it is added, and again as it is focused), which ties an app's own
+    // list of its windows (GNOME Terminal's tabs) to the shell's windows.
+    // Mutter's tab list of all workspaces is not that order: it sorts by
+    // user time, which a focus without input (the next window focused as
+    // one moves to another workspace) leaves as it was. Windows there
+    // before the extension was enabled start in the tab list's order.
+    let lastUsed = new Map();
+    let uses = 0;
+
+    function markUsed(window) {
+        if (window)
+            lastUsed.set(window.get_id(), ++uses);
+    }
+
+    // Each normal window's place in that order (0: the last used).
     function recencies() {
+        const windows = normalWindows();
+        const live = new Set(windows.map(window => window.get_id()));
+        for (const id of [...lastUsed.keys()]) {
+            if (!live.has(id))
+                lastUsed.delete(id);
+        }
         const order = new Map();
-        global.display.get_tab_list(Meta.TabList.NORMAL_ALL, null).forEach((window, index) => order.set(window, index));
+        windows.filter(window => lastUsed.has(window.get_id()))
+            .sort((one, other) => lastUsed.get(other.get_id()) - lastUsed.get(one.get_id()))
+            .forEach((window, index) => order.set(window, index));
         return order;
     }
 
@@ -217,6 +245,7 @@ function createWindowPlaces(lib) {
         if (GLib.get_monotonic_time() > rulesExpire) {
             rules = [];
             groupOfProcess.clear();
+            untold = [];
             return null;
         }
         const pid = window.get_pid();
@@ -437,20 +466,58 @@ function createWindowPlaces(lib) {
         });
     }
 
+    // The rule of `window`, made while no rule could be told its: the one
+    // claimed for it already, else its launch's next place once its
+    // process's launch is told (claimInOrder).
+    function claimLate(window) {
+        const claimed = rules.find(rule => rule.window === window.get_id());
+        if (claimed) {
+            untold = untold.filter(other => other !== window);
+            return claimed;
+        }
+        return ruleFor(window) === null ? null : claimInOrder(window);
+    }
+
+    // Claims, once the launch of `window`'s process is told, the launch's
+    // next places for that process's windows still untold and `window`, in
+    // the order they were made, and returns the rule of `window`. Their
+    // app may be told late and in any order (GNOME Terminal's server: its
+    // first window named once drawn, its second as it is made), and a
+    // launch's windows are saved and reopened in the order they were made.
+    function claimInOrder(window) {
+        const id = window.get_id();
+        const pid = window.get_pid();
+        const managed = new Set(global.display.list_all_windows().map(other => other.get_id()));
+        const waiting = untold.filter(other => other.get_pid() === pid && other !== window && managed.has(other.get_id()))
+            .concat([window])
+            .sort((one, other) => one.get_stable_sequence() - other.get_stable_sequence());
+        untold = untold.filter(other => other.get_pid() !== pid);
+        for (const other of waiting) {
+            const next = ruleFor(other);
+            if (next === null)
+                break;
+            next.window = other.get_id();
+        }
+        return rules.find(rule => rule.window === id) || null;
+    }
+
     function onWindowCreated(display, window) {
+        markUsed(window);
         if (window.get_window_type() !== Meta.WindowType.NORMAL || rules.length === 0)
             return;
-        const rule = ruleFor(window);
+        let rule = ruleFor(window);
+        // Windows of its process made before it, whose app was not told yet, take their places first.
+        if (rule !== null && untold.some(other => other.get_pid() === window.get_pid()))
+            rule = claimInOrder(window);
         if (rule === null) {
             // A window of a process restored did not start may name its
             // app only after it is created: looked at again once it has a
             // size, before it is painted.
+            untold.push(window);
             atFirstSize(window, () => {
-                const late = ruleFor(window);
-                if (late === null)
-                    return;
-                late.window = window.get_id();
-                applyBeforeRedraw(window, late);
+                const late = claimLate(window);
+                if (late !== null)
+                    applyBeforeRedraw(window, late);
             });
             return;
         }
@@ -595,6 +662,7 @@ function createWindowPlaces(lib) {
                 rules = parseRules(list);
                 applied = [];
                 groupOfProcess.clear();
+                untold = [];
                 rulesExpire = GLib.get_monotonic_time() + Math.min(lifetime, 600) * 1000000;
                 invocation.return_value(null);
             });
@@ -630,7 +698,9 @@ function createWindowPlaces(lib) {
             // Mutter's DisplayConfig may own its name after the extension is enabled.
             displayConfigWatch = Gio.bus_watch_name_on_connection(Gio.DBus.session, 'org.gnome.Mutter.DisplayConfig',
                 Gio.BusNameWatcherFlags.NONE, refreshConnectors, null);
+            global.display.get_tab_list(Meta.TabList.NORMAL_ALL, null).reverse().forEach(markUsed);
             windowCreated = global.display.connect('window-created', onWindowCreated);
+            focusChanged = global.display.connect('notify::focus-window', () => markUsed(global.display.focus_window));
             monitorsChanged = monitorManager().connect('monitors-changed', refreshConnectors);
         },
         disable() {
@@ -639,6 +709,8 @@ function createWindowPlaces(lib) {
             for (const cleanup of [...cleanups])
                 cleanup();
             global.display.disconnect(windowCreated);
+            global.display.disconnect(focusChanged);
+            lastUsed.clear();
             monitorManager().disconnect(monitorsChanged);
             Gio.bus_unwatch_name(watch);
             Gio.bus_unwatch_name(displayConfigWatch);
@@ -647,6 +719,7 @@ function createWindowPlaces(lib) {
             rules = [];
             applied = [];
             groupOfProcess.clear();
+            untold = [];
             owner = null;
             ownerProcess = 0;
         },

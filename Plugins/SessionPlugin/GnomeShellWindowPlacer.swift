@@ -79,7 +79,8 @@ struct GnomeShellWindowPlacer: WindowPlacer {
                     x: x, y: y, width: width, height: height
                 ),
                 applicationPath: fields["gtk-window-path"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
-                recency: number("recency").flatMap { $0 >= 0 ? $0 : nil }
+                recency: number("recency").flatMap { $0 >= 0 ? $0 : nil },
+                title: fields["title"]?.stringValue
             )
         }
     }

@@ -1,6 +1,7 @@
 import PluginSupport
 import ProcFiles
 import RestoredDBus
+import TerminalPrograms
 
 /// Which of GNOME Terminal's tabs are in which of its windows: all of them
 /// belong to one process (`gnome-terminal-server`), so `/proc` alone tells
@@ -18,9 +19,17 @@ import RestoredDBus
 ///   where they can: one when `active-tab` is disabled, the active one's
 ///   index plus one when `tab-switch-right` is disabled (it is the last);
 ///   one window's count left unknown is what the others leave;
-/// - GNOME Shell (restored's extension) gives each window's object path
-///   and its place in the order the user last used the windows, which is
-///   the order of the server's own list.
+/// - GNOME Shell (restored's extension) gives each window's object path,
+///   its title (its active tab's) and its place in the order the user last
+///   used the windows (made or focused), which is the order of the server's
+///   own list;
+/// - the search provider's `GetResultMetas` gives each tab's title.
+///
+/// The order GNOME Shell suggests is taken only where each window's title
+/// is that of the active tab of its run in the list; otherwise the one
+/// order whose titles agree (``TabbedWindowOrder``), else nothing: two
+/// windows of as many tabs saved in the wrong order would come back in each
+/// other's places.
 ///
 /// Where more than one window's count is left unknown (GNOME Terminal 3.46,
 /// whose `tab-switch-right` wraps around, leaves every window of several
@@ -99,13 +108,15 @@ struct GnomeTerminalTabs {
     /// The tabs of the GNOME Terminal server `server` grouped by window:
     /// `shells` (read below it, with their processes) put in the order of
     /// `windows` (the server's windows as GNOME Shell lists them), window by
-    /// window, and the number of them in each window. Throws ``Untold``
+    /// window, and the number of them in each window; whether the windows'
+    /// titles told their order where GNOME Shell's order of use did not fit
+    /// the server's list. Throws ``Untold``
     /// when GNOME Shell or the server does not tell, or when what they tell
     /// does not add up; `countAtEnd`: windows whose count the actions do
     /// not tell are counted by activating their last tab (the session ends).
     static func group(
         _ shells: TerminalShells, server: Int32, on connection: DBusConnection, windows: [PlacedWindow], countAtEnd: Bool, proc: String = "/proc"
-    ) throws(Untold) -> (shells: [TerminalShells.Shell], counts: [Int]) {
+    ) throws(Untold) -> (shells: [TerminalShells.Shell], counts: [Int], toldByTitles: Bool) {
         guard shells.pids.count == shells.shells.count else { throw Untold("its shells were not read from it") }
         guard windows.allSatisfy({ $0.applicationPath != nil && $0.recency != nil }) else {
             throw Untold("GNOME Shell does not say each window's object path and use")
@@ -114,31 +125,48 @@ struct GnomeTerminalTabs {
         // Every tab, in the server's window list order.
         guard let listed = server.call(searchProviderPath, "org.gnome.Shell.SearchProvider2", "GetInitialResultSet", [.strings([""])])?.first?.arrayValue
         else { throw Untold("its search provider does not answer (shell-integration-enabled off?)") }
-        let tabs = listed.compactMap(\.stringValue).reversed().map { String($0.map { $0 == "-" ? "_" : $0 }) }
-        // The windows in that order: the one used last first.
+        let ids = Array(listed.compactMap(\.stringValue).reversed())
+        // The windows in that order as GNOME Shell suggests it: the one used last first.
         let byUse = windows.indices.sorted { windows[$0].recency! < windows[$1].recency! }
-        var counts: [Int?] = []
-        var actives: [Int] = []
-        for index in byUse {
+        var counts = Array(repeating: Int?.none, count: windows.count)
+        var actives = Array(repeating: 0, count: windows.count)
+        for index in windows.indices {
             guard let found = server.tabCount(of: windows[index].applicationPath!) else {
                 throw Untold("window \(windows[index].applicationPath!) does not describe its active-tab action")
             }
-            counts.append(found.count)
-            actives.append(found.active)
+            counts[index] = found.count
+            actives[index] = found.active
         }
         let unknown = counts.indices.filter { counts[$0] == nil }
         if unknown.count == 1 {
-            counts[unknown[0]] = tabs.count - counts.compactMap { $0 }.reduce(0, +)
+            counts[unknown[0]] = ids.count - counts.compactMap { $0 }.reduce(0, +)
         } else if unknown.count > 1 {
             guard countAtEnd else { throw Untold("\(unknown.count) of its windows hold several tabs, counted only as the session ends") }
-            for position in unknown {
-                counts[position] = server.countByActivating(windows[byUse[position]].applicationPath!, active: actives[position])
+            for index in unknown {
+                counts[index] = server.countByActivating(windows[index].applicationPath!, active: actives[index])
             }
         }
         let known = counts.compactMap { $0 }
-        guard known.count == counts.count, known.reduce(0, +) == tabs.count,
+        guard known.count == counts.count, known.reduce(0, +) == ids.count,
               zip(known, actives).allSatisfy({ $0.0 > $0.1 })
-        else { throw Untold("its windows' tabs (\(counts.map { $0.map(String.init) ?? "?" })) do not add up to its \(tabs.count) tabs") }
+        else { throw Untold("its windows' tabs (\(byUse.map { counts[$0].map(String.init) ?? "?" })) do not add up to its \(ids.count) tabs") }
+        // Each tab's title, which the title of the window it is active in shows.
+        guard let metas = server.call(searchProviderPath, "org.gnome.Shell.SearchProvider2", "GetResultMetas", [.strings(ids)])?.first?.arrayValue
+        else { throw Untold("its search provider does not tell its tabs' titles") }
+        var titleOfTab: [String: String] = [:]
+        for meta in metas {
+            guard let fields = meta.stringKeyedValue, let id = fields["id"]?.stringValue else { continue }
+            titleOfTab[id] = fields["name"]?.stringValue ?? ""
+        }
+        guard ids.allSatisfy({ titleOfTab[$0] != nil }) else { throw Untold("its search provider does not tell every tab's title") }
+        let matching = TabbedWindowOrder(
+            windows: windows.indices.map { TabbedWindowOrder.Window(tabCount: known[$0], activeTab: actives[$0], title: windows[$0].title) },
+            tabTitles: ids.map { titleOfTab[$0] }
+        )
+        guard let order = matching.order(suggested: byUse) else {
+            throw Untold("its windows' titles (\(byUse.map { windows[$0].title ?? "-" })) do not tell which of its tabs (\(ids.map { titleOfTab[$0] ?? "-" })) each holds")
+        }
+        let tabs = ids.map { String($0.map { $0 == "-" ? "_" : $0 }) }
         // Each tab's shell, by the screen its environment names.
         var shellOfTab: [String: Int] = [:]
         for (index, pid) in shells.pids.enumerated() {
@@ -149,14 +177,14 @@ struct GnomeTerminalTabs {
         }
         var groups = Array(repeating: [Int](), count: windows.count)
         var start = 0
-        for (position, count) in known.enumerated() {
+        for index in order {
             // A tab with no shell saved (it ran tmux) is left out of its window.
-            groups[byUse[position]] = tabs[start ..< start + count].compactMap { shellOfTab[$0] }
-            start += count
+            groups[index] = tabs[start ..< start + known[index]].compactMap { shellOfTab[$0] }
+            start += known[index]
         }
         guard groups.allSatisfy({ !$0.isEmpty }), groups.joined().count == shells.shells.count else {
             throw Untold("its tabs and its shells do not match")
         }
-        return (groups.joined().map { shells.shells[$0] }, groups.map(\.count))
+        return (groups.joined().map { shells.shells[$0] }, groups.map(\.count), order != byUse)
     }
 }

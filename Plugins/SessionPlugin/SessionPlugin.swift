@@ -106,6 +106,9 @@ final class SessionPlugin: RestorationPlugin {
                 )
                 shells.shells = grouped.shells
                 shells.windowTabs = grouped.counts
+                if grouped.toldByTitles, untoldTerminals.insert("\(pid) order").inserted {
+                    context.log("GNOME Terminal \(pid): the order GNOME Shell says its windows were used in is not its own; their titles tell which tabs each holds", level: .info)
+                }
             } catch {
                 // Said once per server and reason: an autosave every minute repeats it.
                 let said = "\(pid) \(error)"

@@ -113,6 +113,8 @@ struct PlacedWindow: Hashable, Sendable {
     var applicationPath: String?
     /// Its place among the windows the user last used, 0 the last (GNOME Shell).
     var recency: Int?
+    /// Its title (GNOME Shell).
+    var title: String?
 }
 
 /// The placer of the session `environment` describes: sway's or i3's IPC

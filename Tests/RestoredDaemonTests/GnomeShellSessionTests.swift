@@ -187,8 +187,11 @@ import Testing
         return tabs
     }
 
-    @Test("GNOME Terminal on GNOME Shell: two windows of two tabs each (the second on workspace 2), saved as the session ends, come back as two windows, each with its own tabs in its directories and order, on its workspace at its place (told by its search provider and each window's actions; its server makes the windows, placed by its app id)")
-    func gnomeTerminalWindows() async throws {
+    @Test(
+        "GNOME Terminal on GNOME Shell: two windows of two tabs each (one on workspace 2), saved as the session ends, come back as two windows, each with its own tabs in its directories and order, on its workspace at its place (told by its search provider, each window's actions and titles; its server makes the windows, placed by its app id). Moving the second window away focuses the first, moving the first leaves the second focused: the server's list of its windows is in either order",
+        arguments: [1, 0]
+    )
+    func gnomeTerminalWindows(movedAway: Int) async throws {
         // Another test's foot would be a running app of this test's session (foot.desktop is in it).
         let footLock = try await SharedTestLock.acquire("foot")
         defer { footLock.release() }
@@ -233,9 +236,10 @@ import Testing
         }
         // Each window at a place of its own on the workspace shown, until
         // both hold (GNOME Terminal sizes its windows by whole cells); then
-        // the second moved as it is to workspace 2. A new size lands only
-        // once GTK draws, and a window on a workspace not shown draws
-        // nothing: moved and resized there, it could stay where it was.
+        // one of them (`movedAway`) moved as it is to workspace 2. A new
+        // size lands only once GTK draws, and a window on a workspace not
+        // shown draws nothing: moved and resized there, it could stay
+        // where it was.
         let frames: [[Int32]] = [[100, 80, 700, 450], [400, 250, 700, 450]]
         var saved: [HeadlessGnomeShell.Window] = []
         let place = { (windows: [HeadlessGnomeShell.Window]) in windows.map { [Int64($0.id), Int64($0.workspace), Int64($0.frame[0]), Int64($0.frame[1])] } }
@@ -257,7 +261,7 @@ import Testing
             }
         }
         try await hold([0, 0], true)
-        try await hold([0, 1], false)
+        try await hold(movedAway == 1 ? [0, 1] : [1, 0], false)
         let server = try #require(Self.terminalServers(on: environment.bus).first)
         #expect(server.directories == Set(directories))
         let before = try await Self.terminalTabs(of: server.pid, shell: shell, on: environment.bus)
