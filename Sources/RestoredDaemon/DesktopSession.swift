@@ -31,7 +31,11 @@ import X11Client
 ///   session manager's EndSession): ``Signal/ending(source:budget:answerWithin:answered:)``,
 ///   and ``Signal/cancelled(_:)`` when the user called the logout off.
 ///
-/// What a signal means is decided here, and acted on through ``Actions``:
+/// What a signal means is decided by ``DesktopStateMachine`` (a value,
+/// unit-tested without a desktop); this actor turns each signal into the
+/// machine's event with the facts read at that moment (a look, a socket's
+/// age, whether a display takes a connection) and performs the machine's
+/// actions in order, through ``Actions``:
 /// a desktop that starts is a login for the apps that need one (their
 /// restore, reason `session`); a desktop that ends is a session end for
 /// them (saved as at a logout, their archives kept until the next desktop).
@@ -53,14 +57,7 @@ import X11Client
 /// whose session manager or window manager is not followed.
 actor DesktopSession {
     /// The desktop's phase.
-    enum Phase: String, Sendable {
-        /// No desktop: none yet in this login, or the last one ended.
-        case none
-        /// A desktop runs.
-        case running
-        /// The desktop said it ends; its apps were saved.
-        case ending
-    }
+    typealias Phase = DesktopStateMachine.Phase
 
     /// What a source saw.
     enum Signal: Sendable {
@@ -127,52 +124,26 @@ actor DesktopSession {
         var lastEnd: End?
     }
 
-    /// The looks after an event, in seconds after it.
-    static let settleDelays: [Int] = [1, 2, 4, 8, 16, 32, 64]
-
     private let probe: GraphicalSession
     /// Set by ``begin(with:actions:)``.
     private var actions = Actions(
         started: { _, _ in }, ending: { _, _, _, _ in }, cancelled: {}, ended: { _, _, _ in }, variables: { _ in false }
     )
     private let logger: Logger
-    /// What restored's start was: a recovery's first desktop, found
-    /// without an event and on a display whose socket is older than
-    /// restored, is the one that ran before, live.
-    private let startTrigger: ActivityTrigger
     private let signals: AsyncStream<Signal>
     private let input: AsyncStream<Signal>.Continuation
     private let published = Mutex(Report(phase: .none))
-
-    private var phase = Phase.none
-    private var desktop: Desktop?
+    /// The decisions.
+    private var machine: DesktopStateMachine
+    /// The connection held to the running desktop's display.
     private var hold: DisplayHold?
+    /// The looks after an event (``DesktopStateMachine/settleDelays``).
     private var settle: Task<Void, Never>?
-    /// Whether a display or the target started, or logind's state of the
-    /// user changed, since restored started: a desktop found after that is new.
-    private var sawEvent = false
-    /// When restored started, on the clock file times are on: a display
-    /// whose socket is younger came after it (even before its watch began).
-    private let started = Date()
-    /// The display of the desktop that ended, while its server runs on:
-    /// it is no new desktop until its socket is made again or the target starts.
-    private var endedDisplay: String?
-    /// When the desktop on ``endedDisplay`` ended.
-    private var endedTime = Date.distantPast
-    /// Whether the running desktop's session manager or window manager is followed.
-    private var channelFollowed = false
-    /// When the running desktop said it ends.
-    private var endingSince: ContinuousClock.Instant?
-    /// How long a desktop that said it ends may keep its display before
-    /// restored takes it for running on (an end that never came).
-    static let endingLimit = Duration.seconds(60)
-    /// Displays of a second desktop already logged.
-    private var otherDisplays: Set<String> = []
 
     init(probe: GraphicalSession, startTrigger: ActivityTrigger, logger: Logger) {
         self.probe = probe
-        self.startTrigger = startTrigger
         self.logger = logger
+        machine = DesktopStateMachine(startTrigger: startTrigger, startedAt: .now)
         (signals, input) = AsyncStream<Signal>.makeStream()
     }
 
@@ -204,12 +175,7 @@ actor DesktopSession {
     /// with the other apps), or none, and what to do at each moment from now on.
     func begin(with found: GraphicalSession.Finding?, actions: Actions) async {
         self.actions = actions
-        guard let found, found.isDesktop else {
-            publish()
-            return
-        }
-        let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: "there when restored started")
-        await enter(desktop)
+        await apply(.begin(found, time: Date()))
     }
 
     /// Handles the signals until the stream ends (``finish()``).
@@ -226,162 +192,92 @@ actor DesktopSession {
         input.finish()
     }
 
+    /// A source's signal as the machine's event, with the facts it needs read now.
     private func handle(_ signal: Signal) async {
         switch signal {
         case .look(let why, let settling):
-            await look(why)
-            if settling { settleIfLooking() }
+            await apply(.lookAsked(why, settling: settling))
         case .lookOnceAMinute:
-            if phase == .none || (phase == .running && !channelFollowed) {
-                await look("a look once a minute, as display sockets cannot be watched")
-            }
+            await apply(.minuteLookAsked)
         case .displayAppeared(let display):
-            sawEvent = true
-            if phase != .none, Self.same(desktop?.display, display) {
-                // The socket made again: the server before is gone.
-                await end("its display \(display) was started again")
-            }
-            if display == endedDisplay { endedDisplay = nil }
-            await look("the display \(display) appeared")
-            settleIfLooking()
-        case .displayRemoved(let display), .displayClosed(let display):
-            if display == endedDisplay { endedDisplay = nil }
-            guard phase != .none, Self.same(desktop?.display, display) else { return }
-            await end("its display \(display) went away")
+            await apply(.displayAppeared(display))
+        case .displayRemoved(let display):
+            await apply(.displayRemoved(display))
+        case .displayClosed(let display):
+            await apply(.displayClosed(display))
         case .displayHoldFailed(let identity):
-            // Held again at the next look; a display that takes no
-            // connection now is gone (no socket event may come to say so).
-            guard let hold, ObjectIdentifier(hold) == identity, let desktop, let display = desktop.display else { return }
+            // Only the hold of now: an older one's failure says nothing.
+            guard let hold, ObjectIdentifier(hold) == identity, let desktop = machine.desktop else { return }
             self.hold = nil
-            if GraphicalSession.reachableDisplay(desktop.variables, runtimeDirectory: probe.runtimeDirectory) == nil {
-                await end("its display \(display) went away")
-            }
+            let reachable = GraphicalSession.reachableDisplay(desktop.variables, runtimeDirectory: probe.runtimeDirectory) != nil
+            await apply(.holdFailed(displayReachable: reachable))
         case .target(let active):
             if active {
-                sawEvent = true
-                endedDisplay = nil
-                if phase == .running, var desktop {
-                    desktop.boundToTarget = true
-                    self.desktop = desktop
-                }
-                await look("graphical-session.target is active")
-                settleIfLooking()
-            } else if phase != .none, desktop?.boundToTarget == true, !(await probe.targetIsActive()) {
-                // Asked again: the word may be handled late, after the
-                // target started again.
-                await end("graphical-session.target stopped")
+                await apply(.targetActive)
+            } else if machine.desktop?.boundToTarget == true {
+                // Asked again: the word may be handled late, after the target started again.
+                await apply(.targetStopped(activeNow: await probe.targetIsActive()))
             }
         case .userState(let state):
-            sawEvent = true
-            if state == "lingering", phase != .none {
-                await end("no session of the user is left (logind: the user lingers)")
-            }
+            await apply(.userState(state))
         case .ending(let source, let asked, let budget, let answerWithin, let answered):
-            await ending(source, asked: asked, budget: budget, answerWithin: answerWithin)
+            await apply(.ending(source: source, asked: asked, budget: budget, answerWithin: answerWithin))
             answered()
         case .cancelled(let source):
-            guard phase == .ending else { return }
-            logger.info("the logout was cancelled (\(source))")
-            phase = desktop == nil ? .none : .running
-            settle?.cancel()
-            actions.cancelled()
-            if let desktop, hold == nil { hold(desktop) }
-            publish()
+            await apply(.cancelled(source))
         }
     }
 
-    /// The desktop says it ends: the first word saves, the others wait for
-    /// that save (within their own time).
-    private func ending(_ source: String, asked: ContinuousClock.Instant, budget: Duration, answerWithin: Duration?) async {
-        switch phase {
-        case .ending:
-            await actions.ending(source, asked, budget, answerWithin)
-            return
-        case .none:
-            // No desktop runs: a late word of the one that just ended (the
-            // save at its end answers it), or a logout before any desktop was seen.
-            await actions.ending(source, asked, budget, answerWithin)
-            return
-        case .running:
-            break
+    /// Hands `event` to the machine and performs what it decides, in order.
+    private func apply(_ event: DesktopStateMachine.Event) async {
+        let decided = machine.handle(event, at: .now)
+        publish()
+        for action in decided {
+            await perform(action)
         }
-        phase = .ending
-        endingSince = .now
-        // An X server that resets when its last client leaves must not wait
-        // for restored; the looks below see it go. A compositor is held on.
-        if let desktop, desktop.display != nil, desktop.display != desktop.variables["WAYLAND_DISPLAY"] {
+    }
+
+    private func perform(_ action: DesktopStateMachine.Action) async {
+        switch action {
+        case .look(let why, let settling):
+            await apply(.looked(why, await look(), settling: settling))
+        case .settle:
+            settleAgain()
+        case .stopSettling:
+            settle?.cancel()
+            settle = nil
+        case .hold(let desktop):
+            hold(desktop)
+        case .releaseHold:
             hold?.release()
             hold = nil
+        case .start(let desktop, let trigger):
+            await actions.started(desktop, trigger)
+        case .follow(let variables):
+            await apply(.followed(await actions.variables(variables)))
+        case .saveForEnding(let source, let asked, let budget, let answerWithin):
+            await actions.ending(source, asked, budget, answerWithin)
+        case .cancelled:
+            actions.cancelled()
+        case .ended(let desktop, let reason, let savedAtEnding):
+            published.withLock { $0.lastEnd = End(reason: reason, time: Date()) }
+            await actions.ended(desktop, reason, savedAtEnding)
+        case .log(let level, let message):
+            logger.log(level: level, "\(message)")
         }
-        settleAgain()
-        publish()
-        await actions.ending(source, asked, budget, answerWithin)
     }
 
-    private func look(_ why: String) async {
+    /// One look, with the facts the machine weighs it by: the age of the
+    /// socket of the display found, and while a desktop ends whether its
+    /// display still takes a connection.
+    private func look() async -> DesktopStateMachine.Look {
         let found = await probe.look()
-        switch phase {
-        case .none:
-            guard found.isDesktop else { return }
-            // The display of the desktop that ended is no new desktop until
-            // its server starts again (its socket made anew, seen by its
-            // event or, without inotify, by its time) or the target does.
-            if let display = found.display, display == endedDisplay,
-               !Self.socketMade(of: display, runtimeDirectory: probe.runtimeDirectory, after: endedTime) { return }
-            let new = sawEvent || found.display.map { Self.socketMade(of: $0, runtimeDirectory: probe.runtimeDirectory, after: started) } == true
-            let trigger: ActivityTrigger = startTrigger == .recovery && !new ? .recovery : .login
-            let desktop = Desktop(variables: found.variables, display: found.display, boundToTarget: found.targetActive, since: Date(), startedBy: why)
-            await enter(desktop, restoring: trigger)
-        case .running:
-            guard var desktop else { return }
-            if let display = found.display, let current = desktop.display, display != current {
-                // Another display in the manager's environment while this one runs:
-                // a second desktop of the login (a second seat, a remote desktop).
-                if otherDisplays.insert(display).inserted {
-                    logger.notice("the user manager names another display (\(display)) while the desktop on \(current) runs; restored follows \(current) until it ends, then the other as the next desktop")
-                }
-                return
-            }
-            if found.variables != desktop.variables || (found.targetActive && !desktop.boundToTarget) {
-                desktop.variables = found.variables
-                desktop.boundToTarget = desktop.boundToTarget || found.targetActive
-                self.desktop = desktop
-                publish()
-            }
-            if hold == nil { hold(desktop) }
-            if !channelFollowed { channelFollowed = await actions.variables(found.variables) }
-            if channelFollowed { settle?.cancel() }
-        case .ending:
-            guard let desktop, let current = desktop.display else { return }
-            if let display = found.display, display != current {
-                // A display of the next desktop while this one ends: this one is over.
-                await end("the next desktop's display \(display) came")
-                await look(why)
-            } else if GraphicalSession.reachableDisplay(desktop.variables, runtimeDirectory: probe.runtimeDirectory) == nil {
-                await end("its display \(current) went away")
-            } else if let since = endingSince, since.duration(to: .now) >= Self.endingLimit {
-                // No end came: the desktop runs on (autosave resumes).
-                logger.notice("the desktop on \(desktop.description) said it ends, but its display still runs after \(Self.endingLimit); following it as running")
-                phase = .running
-                actions.cancelled()
-                if hold == nil { hold(desktop) }
-                publish()
-            }
+        let age = found.display.flatMap { Self.socketAge(of: $0, runtimeDirectory: probe.runtimeDirectory) }
+        var reachable: Bool?
+        if machine.phase == .ending, let desktop = machine.desktop {
+            reachable = GraphicalSession.reachableDisplay(desktop.variables, runtimeDirectory: probe.runtimeDirectory) != nil
         }
-    }
-
-    /// A desktop is there: hold its display, tell the daemon.
-    private func enter(_ desktop: Desktop, restoring trigger: ActivityTrigger? = nil) async {
-        self.desktop = desktop
-        phase = .running
-        channelFollowed = false
-        otherDisplays = []
-        hold(desktop)
-        publish()
-        logger.info("the desktop is there: \(desktop.description) (\(desktop.startedBy))")
-        if let trigger { await actions.started(desktop, trigger) }
-        channelFollowed = await actions.variables(desktop.variables)
-        if !channelFollowed { settleAgain() }
+        return DesktopStateMachine.Look(finding: found, socketAge: age, endingDisplayReachable: reachable, time: Date())
     }
 
     private func hold(_ desktop: Desktop) {
@@ -396,31 +292,10 @@ actor DesktopSession {
         hold = held
     }
 
-    /// The desktop ended: its apps are saved (unless its ending saved them)
-    /// and wait for the next one.
-    private func end(_ reason: String) async {
-        guard let ended = desktop else {
-            phase = .none
-            publish()
-            return
-        }
-        let savedAtEnding = phase == .ending
-        hold?.release()
-        hold = nil
-        settle?.cancel()
-        desktop = nil
-        phase = .none
-        endedDisplay = ended.display
-        endedTime = Date()
-        published.withLock { $0.lastEnd = End(reason: reason, time: Date()) }
-        publish()
-        logger.info("the desktop on \(ended.description) ended: \(reason)")
-        await actions.ended(ended, reason, savedAtEnding)
-    }
-
-    /// Whether the socket of `display` (`:0` in `/tmp/.X11-unix`, a Wayland
-    /// name in `runtimeDirectory`, or a path) was made after `date`.
-    static func socketMade(of display: String, runtimeDirectory: String?, after date: Date) -> Bool {
+    /// How long ago the socket of `display` (`:0` in `/tmp/.X11-unix`, a
+    /// Wayland name in `runtimeDirectory`, or a path) was made: its change
+    /// time (wall clock) turned into an age now; nil when it cannot be read.
+    static func socketAge(of display: String, runtimeDirectory: String?) -> Duration? {
         let path: String
         if let x11 = X11Display(display) {
             path = x11.socketPath
@@ -429,33 +304,22 @@ actor DesktopSession {
         } else if let runtimeDirectory {
             path = runtimeDirectory + "/" + display
         } else {
-            return false
+            return nil
         }
         var status = stat()
-        guard stat(path, &status) == 0 else { return false }
-        let made = Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9)
-        return made > date
+        guard stat(path, &status) == 0 else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = (Int64(now.tv_sec) - Int64(status.st_ctim.tv_sec)) * 1_000_000_000 + (Int64(now.tv_nsec) - Int64(status.st_ctim.tv_nsec))
+        return .nanoseconds(max(0, nanoseconds))
     }
 
-    /// Whether the display `name` a socket event gives (`wayland-1`, `:0`)
-    /// is `display` as the variables name it (`WAYLAND_DISPLAY` may be a path).
-    static func same(_ display: String?, _ name: String) -> Bool {
-        guard let display else { return false }
-        return display == name || display.hasSuffix("/" + name)
-    }
-
-    /// Settles after an event while there is something to look for: a
-    /// desktop, or the running one's session manager or window manager.
-    private func settleIfLooking() {
-        if phase == .none || (phase == .running && !channelFollowed) { settleAgain() }
-    }
-
-    /// Looks again at ``settleDelays`` after now, replacing a settle under way.
+    /// Looks again at ``DesktopStateMachine/settleDelays`` after now, replacing a settle under way.
     private func settleAgain() {
         settle?.cancel()
         settle = Task { [input] in
             var waited = 0
-            for delay in Self.settleDelays {
+            for delay in DesktopStateMachine.settleDelays {
                 guard (try? await Task.sleep(for: .seconds(delay - waited))) != nil else { return }
                 waited = delay
                 input.yield(.look("settle", settling: false))
@@ -465,8 +329,8 @@ actor DesktopSession {
 
     private func publish() {
         published.withLock { report in
-            report.phase = phase
-            report.desktop = desktop
+            report.phase = machine.phase
+            report.desktop = machine.desktop
         }
     }
 }
