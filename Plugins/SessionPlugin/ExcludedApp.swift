@@ -2,7 +2,8 @@ import RestorationKit
 
 /// An app left out of the save, listed so that `restored-ctl show` says
 /// why: its identifier is its desktop id, its one key the reason. It has
-/// no restoration class: nothing comes back of it.
+/// no restoration class: nothing comes back of it (the plugin gives the
+/// list back as a list, ``SessionPlugin/object(forRestorationIdentifierPath:coder:)``).
 final class ExcludedApp: RestorableObject {
     var restorationIdentifier: String?
     var restorationClass: (any RestorationClass.Type)? = nil
@@ -23,7 +24,9 @@ final class ExcludedApp: RestorableObject {
 
 /// The parent of the ``ExcludedApp``s, identifier `left-out`.
 final class ExcludedApps: RestorableObject {
-    var restorationIdentifier: String? = "left-out"
+    /// Its identifier.
+    static let identifier = "left-out"
+    var restorationIdentifier: String? = identifier
     var restorationClass: (any RestorationClass.Type)? = nil
     let apps: [ExcludedApp]
     var restorationChildren: [any RestorableObject] { apps }

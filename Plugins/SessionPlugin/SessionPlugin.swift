@@ -209,6 +209,20 @@ final class SessionPlugin: RestorationPlugin {
 
     // MARK: Restoring
 
+    /// The list of apps the last save left out (`left-out` and its
+    /// children), given back as that list (R8 step 2): it is the record of
+    /// what was not saved, so nothing of it is reopened, and it is no object
+    /// "not restored" either. The next save lists what it leaves out anew.
+    func object(forRestorationIdentifierPath path: RestorationPath, coder: StateCoder) -> (any RestorableObject)? {
+        let identifiers = path.identifiers
+        guard identifiers.first == ExcludedApps.identifier else { return nil }
+        switch identifiers.count {
+        case 1: return ExcludedApps([])
+        case 2: return ExcludedApp(desktopID: identifiers[1], reason: "", instances: 0)
+        default: return nil
+        }
+    }
+
     /// The instances a restore could not reopen (the launch failed, or the
     /// app exited within ``earlyExitWindow``), by desktop id: carried into
     /// every save until the user runs the app again, so the next login tries

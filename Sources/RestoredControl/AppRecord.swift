@@ -151,8 +151,17 @@ public struct AppRecord: Encodable, Hashable, Sendable {
     }
 
     /// The last result in a few words: `saved (sleep)`, `restored (login)`,
-    /// `save failed: reason`, `partial (autosave): 1 object left out`.
+    /// `save failed: reason`, `partial (autosave): 1 object left out`; what
+    /// runs now first while a restore or a save is under way (`restoring
+    /// now`, `saving now (sleep)`), with the last result after it if there is one.
     public var lastResultSummary: String {
+        let now = restoring ? "restoring now" : saving.map { "saving now (\($0))" }
+        guard let now else { return finishedSummary }
+        return last == nil ? now : "\(now); last: \(finishedSummary)"
+    }
+
+    /// The last result that ended, in a few words.
+    private var finishedSummary: String {
         guard let last else { return partial ? "partial (the archive left objects out: restored-ctl show \(app))" : "-" }
         if last.known == .save(.partial) {
             return "partial (\(last.trigger)): \(last.objects.count) object\(last.objects.count == 1 ? "" : "s") left out"

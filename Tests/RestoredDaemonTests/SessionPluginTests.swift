@@ -112,6 +112,8 @@ import X11Client
         #expect(units.compactMap { manager.spawned[$0.name] }.map(ProcessFacts.seccomp) == ["0", "0", "0"])
         #expect(!FileManager.default.fileExists(atPath: root + "/b/pwned"))
         #expect(environment.log("restored.log").contains("org.example.Gone.desktop: its desktop entry is gone; it is not reopened"))
+        // The list of what was left out comes back as a list: no object of it is "not restored", and nothing of it reopens.
+        #expect(!environment.log("restored.log").contains("not restored: left-out"), "\(environment.log("restored.log"))")
 
         // A second restore finds them running: nothing starts twice.
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
