@@ -77,7 +77,7 @@ public final class AppHost: @unchecked Sendable {
     }
 
     /// What a save reports while ``awaitsDesktop``.
-    static let awaitingDesktop = "not saved: its restore waits for the desktop (graphical-session.target or a display); its archive is kept"
+    static let awaitingDesktop = "not saved: it waits for the desktop (graphical-session.target or a display), without which its app cannot be seen; its archive is kept"
 
     /// Saves the app; its helper is killed if it has not answered by `deadline`.
     /// While ``awaitsDesktop`` it reports its archive kept, unless

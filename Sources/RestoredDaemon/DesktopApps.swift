@@ -52,8 +52,12 @@ struct DesktopApps: Sendable {
     }
 
     /// At restored's start: the graphical hosts take the desktop's variables
-    /// when it is `present`; otherwise those with an archive wait for it
-    /// (``AppHost/awaitsDesktop``). Returns the hosts that wait.
+    /// when it is `present`; otherwise every one waits for it
+    /// (``AppHost/awaitsDesktop``): its restore, if it has an archive, and
+    /// its saves. A plugin that needs the desktop cannot see its app
+    /// without it (nor before it has the desktop's variables): a save then
+    /// would find nothing and discard the archive, or write an empty one
+    /// over the next login's. Returns the hosts that wait.
     func prepare(present: GraphicalSession.Finding?) -> [AppHost] {
         let hosts = graphical
         if let present, present.isDesktop {
@@ -61,12 +65,15 @@ struct DesktopApps: Sendable {
             for host in hosts { host.plugin.desktopEnvironment = variables }
             return []
         }
-        let waiting = hosts.filter { (try? engine.store.summary(of: $0.appID)) != nil }
-        for host in waiting {
+        for host in hosts {
             host.awaitsDesktop = true
-            logger.notice("\(host.appID) waits for the desktop (graphical-session.target, or a display in the user manager's environment) to be restored; it is not saved until then", metadata: ["app": "\(host.appID)"])
+            let archived = (try? engine.store.summary(of: host.appID)) != nil
+            logger.notice(
+                "\(host.appID) waits for the desktop (graphical-session.target, or a display in the user manager's environment)\(archived ? " to be restored" : ""); it is not saved until then",
+                metadata: ["app": "\(host.appID)"]
+            )
         }
-        return waiting
+        return hosts
     }
 
     /// A desktop is there: its variables for every graphical host, and a

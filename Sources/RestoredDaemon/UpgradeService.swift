@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -130,12 +129,10 @@ struct UpgradeService: Service {
     /// What `executable --version` says, within 30 s (a loaded login is
     /// slow to start a program); nil when it says nothing.
     static func version(of executable: String) async -> String? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let run = try? ProgramRun.run(executable, arguments: [executable, "--version"], environment: ["LANG": "C"], timeout: .seconds(30))
-                let text = run?.outputText.trimmingWhitespace() ?? ""
-                continuation.resume(returning: text.isEmpty ? nil : text)
-            }
+        await OffPool.run {
+            let run = try? ProgramRun.run(executable, arguments: [executable, "--version"], environment: ["LANG": "C"], timeout: .seconds(30))
+            let text = run?.outputText.trimmingWhitespace() ?? ""
+            return text.isEmpty ? nil : text
         }
     }
 }

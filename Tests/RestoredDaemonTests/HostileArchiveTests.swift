@@ -228,7 +228,11 @@ extension HostileArchiveTests {
         let plain = directory + "/one.txt"
         let hostile = directory + "/$HOME ${HOME} `touch \(marker)-2` '; touch \(marker)-3; ' %f %%.txt"
         for file in [plain, hostile] { try "x\n".write(toFile: file, atomically: false, encoding: .utf8) }
+        // The desktop is there (a plugin that needs one is not saved without it).
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        defer { withExtendedLifetime(display) {} }
         var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
         variables["XDG_DATA_DIRS"] = root + "/share"
         variables["XDG_DATA_HOME"] = root + "/data-home"
         variables["HOME"] = root

@@ -52,7 +52,11 @@ import X11Client
         let hostile = root + "/b/$(touch pwned); `id`.txt"
         for file in [root + "/a/one.txt", root + "/a/two.txt", hostile] { try "x\n".write(toFile: file, atomically: false, encoding: .utf8) }
 
+        // The desktop is there (a plugin that needs one is not saved without it).
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        defer { withExtendedLifetime(display) {} }
         var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
         variables["XDG_DATA_DIRS"] = root + "/share"
         variables["XDG_DATA_HOME"] = root + "/data-home"
         variables["HOME"] = root
@@ -122,6 +126,46 @@ import X11Client
         #expect(await daemon.terminated() == 0)
     }
 
+    @Test("No desktop, no save of the apps that need one: without a display the session plugin is not walked (a save says kept, and why; no archive is written or discarded), and once the desktop's display comes it is (its restore at the desktop's start finds nothing saved yet)")
+    func noSaveWithoutDesktop() async throws {
+        let environment = try await Environment.make()
+        try environment.addPlugin("SessionPlugin")
+        let root = environment.bus.directory.path
+        var variables = ProcessInfo.processInfo.environment
+        variables.removeValue(forKey: "DISPLAY")
+        variables.removeValue(forKey: "WAYLAND_DISPLAY")
+        variables["XDG_DATA_DIRS"] = root + "/share"
+        variables["XDG_DATA_HOME"] = root + "/data-home"
+        // restored's DISPLAY names a display whose server has not started yet.
+        var number = Int.random(in: 200 ... 900)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { number += 1 }
+        variables["DISPLAY"] = ":\(number)"
+        let manager = try await UserManagerMock.start(on: environment.bus)
+        defer { manager.stop() }
+        let daemon = try environment.startDaemon(log: "restored.log", arguments: ["--autosave-interval", "0"], environment: variables)
+        _ = try await environment.waitForNotify("READY=1")
+        let admin = try await environment.admin()
+        defer { admin.close() }
+        #expect(environment.wholeLog("restored.log").contains("\(Self.appID) waits for the desktop"), "\(environment.wholeLog("restored.log"))")
+        _ = try await admin.call("Save", [.strings([Self.appID])])
+        let kept = try #require(try await admin.apps()[Self.appID])
+        #expect(kept["LastOutcome"] == .string("kept"), "\(kept)")
+        #expect(kept["LastDetail"]?.stringValue?.contains("waits for the desktop") == true, "\(kept)")
+        #expect(kept["HasArchive"] == .boolean(false))
+
+        // The desktop's display comes: the app is walked again.
+        let display = try VirtualDisplay(log: root + "/xvfb.log", number: number)
+        defer { withExtendedLifetime(display) {} }
+        try await LogindInhibitorTests.eventually { environment.log("restored.log").contains("the desktop is there: \(display.display)") }
+        try await LogindInhibitorTests.eventually { environment.log("restored.log").contains("\(Self.appID): restore at login: no-archive") }
+        // Walked now: no app of it runs, so it declines, with no archive to discard.
+        _ = try await admin.call("Save", [.strings([Self.appID])])
+        let saved = try #require(try await admin.apps()[Self.appID])
+        #expect(saved["LastOutcome"] == .string("declined"), "\(saved)")
+        #expect(!environment.log("restored.log").contains("previous archive is discarded"))
+        daemon.stop()
+    }
+
     @Test("R6: in a live session a save keeps what runs; at the end of the session (logind closing when restored is stopped) a save that finds the apps gone answers \"keep what you have\" and the last archive stays")
     func goingAway() async throws {
         let environment = try await Environment.make()
@@ -134,7 +178,11 @@ import X11Client
         for (id, program) in [("org.example.First", first), ("org.example.Second", second)] {
             try "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(program) 3000\n".write(toFile: root + "/share/applications/\(id).desktop", atomically: false, encoding: .utf8)
         }
+        // The desktop is there (a plugin that needs one is not saved without it).
+        let display = try VirtualDisplay(log: root + "/xvfb.log")
+        defer { withExtendedLifetime(display) {} }
         var variables = ProcessInfo.processInfo.environment
+        variables["DISPLAY"] = display.display
         variables["XDG_DATA_DIRS"] = root + "/share"
         variables["XDG_DATA_HOME"] = root + "/data-home"
         let one = try ChildProcess(first, ["3000"], environment: variables, log: root + "/one.log")
