@@ -104,7 +104,9 @@ public final class Daemon: Service {
         }
         let saves = SaveCoordinator(registry: registry, engine: engine, state: state, walkTimeout: configuration.walkTimeout, logger: logger)
         let probe = GraphicalSession(sessionBus: session, environment: environment)
-        let desktop = DesktopSession(probe: probe, startTrigger: start, logger: logger)
+        // Nudged as each save or restore ends and as the desktop's phase changes.
+        let quiet = QuietMoment()
+        let desktop = DesktopSession(probe: probe, startTrigger: start, logger: logger, phaseChanged: quiet.nudge)
         let logoutSignals = LogoutSignalFollower(
             session: session, environment: environment, logger: logger,
             save: { source, budget, answerWithin in await desktop.ending(source: source, budget: budget, answerWithin: answerWithin) },
@@ -127,7 +129,10 @@ public final class Daemon: Service {
             ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline))
         }
         state.phase = .restoring
-        registry.onActivity { appID, activity in AdminInterface.emit(activity, of: appID, on: session) }
+        registry.onActivity { appID, activity in
+            AdminInterface.emit(activity, of: appID, on: session)
+            quiet.nudge()
+        }
         let (inhibitor, power, system) = await startPowerEvents(saves)
         defer { system?.close() }
         // Serve the object before owning the name: calls queued by D-Bus
@@ -185,8 +190,10 @@ public final class Daemon: Service {
         let upgrade = UpgradeService(
             logger: logger, underServiceManager: UpgradeService.runsAsUnit(environment: environment),
             isQuiet: { [state, registry] in
-                state.phase == .running && desktop.report.phase != .ending && !registry.hosts.contains(where: \.isRestoring)
+                state.phase == .running && desktop.report.phase != .ending
+                    && !registry.hosts.contains { $0.isRestoring || $0.saveInProgress != nil }
             },
+            quiet: quiet,
             restart: { [state] in state.restartsForUpgrade = true },
             signal: upgradeSignal, executable: executable
         )

@@ -140,9 +140,13 @@ actor DesktopSession {
     /// The looks after an event (``DesktopStateMachine/settleDelays``).
     private var settle: Task<Void, Never>?
 
-    init(probe: GraphicalSession, startTrigger: ActivityTrigger, logger: Logger) {
+    /// Called when the phase changes.
+    private let phaseChanged: @Sendable () -> Void
+
+    init(probe: GraphicalSession, startTrigger: ActivityTrigger, logger: Logger, phaseChanged: @escaping @Sendable () -> Void = {}) {
         self.probe = probe
         self.logger = logger
+        self.phaseChanged = phaseChanged
         machine = DesktopStateMachine(startTrigger: startTrigger, startedAt: .now)
         (signals, input) = AsyncStream<Signal>.makeStream()
     }
@@ -328,9 +332,12 @@ actor DesktopSession {
     }
 
     private func publish() {
-        published.withLock { report in
+        let changed = published.withLock { report in
+            let changed = report.phase != machine.phase
             report.phase = machine.phase
             report.desktop = machine.desktop
+            return changed
         }
+        if changed { phaseChanged() }
     }
 }

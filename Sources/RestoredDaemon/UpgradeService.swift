@@ -16,7 +16,8 @@ import SystemSupport
 /// host of another version starts (the host protocol's version exchange:
 /// ``UpgradeSignal``) and the executable on disk is of another version
 /// too, restored says both versions and waits for a
-/// moment no save or restore runs and the desktop is not ending; then this
+/// moment no restore runs and the desktop is not ending (``QuietMoment``,
+/// nudged as each save or restore ends and as the desktop's phase changes); then this
 /// job ends, which ends the daemon's jobs: restored saves every app, as at
 /// any stop, and exits with ``restartStatus``, which its unit's
 /// `Restart=on-failure` answers by starting the new version (a recovery:
@@ -49,8 +50,10 @@ struct UpgradeService: Service {
         }
         return false
     }
-    /// Whether no save runs and the desktop is not ending.
+    /// Whether no restore runs and the desktop is not ending.
     let isQuiet: @Sendable () -> Bool
+    /// Nudged at each change that may make restored quiet.
+    let quiet: QuietMoment
     /// Marks the daemon's end as the upgrade's restart.
     let restart: @Sendable () -> Void
     /// What else says an upgrade happened: plugin hosts of another version.
@@ -117,10 +120,7 @@ struct UpgradeService: Service {
                 continue
             }
             logger.notice("\(change): restored restarts to run it once no save runs")
-            // Only after an upgrade, a look a second until the moment comes.
-            while !isQuiet() {
-                guard (try? await Task.sleep(for: .seconds(1))) != nil, !Task.isShuttingDownGracefully else { return }
-            }
+            guard await quiet.wait(until: isQuiet) else { return }
             restart()
             return
         }

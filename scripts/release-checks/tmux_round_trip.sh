@@ -85,7 +85,8 @@ owns_name() {
 }
 wait_for 30 owns_name || fail "restored did not answer"
 restored-ctl save org.restored.Tmux >"$HOME/save.txt" 2>&1 || { cat "$HOME/save.txt" >&2; fail "restored-ctl save failed"; }
-if grep -q "cannot be read\|could not be read\|not saved" "$HOME/restored.log"; then fail "the save did not read the server"; fi
+# (The session plugin waits for a desktop there is none of here, and says so: not tmux's line.)
+if grep -v "waits for the desktop" "$HOME/restored.log" | grep -q "cannot be read\|could not be read\|not saved"; then fail "the save did not read the server"; fi
 
 tmux kill-server
 wait_for 10 sh -c '! tmux list-sessions' || fail "the server did not end"
