@@ -104,8 +104,10 @@ public final class Daemon: Service {
         }
         let saves = SaveCoordinator(registry: registry, engine: engine, state: state, walkTimeout: configuration.walkTimeout, logger: logger)
         let probe = GraphicalSession(sessionBus: session, environment: environment)
-        // Nudged as each save or restore ends and as the desktop's phase changes.
+        // Nudged as each save or restore ends, as the daemon's phase changes
+        // (a save round's end) and as the desktop's does.
         let quiet = QuietMoment()
+        state.onPhaseChange(quiet.nudge)
         let desktop = DesktopSession(probe: probe, startTrigger: start, logger: logger, phaseChanged: quiet.nudge)
         let logoutSignals = LogoutSignalFollower(
             session: session, environment: environment, logger: logger,

@@ -38,6 +38,7 @@ public final class DaemonState: Sendable {
         var logindReachable = false
         var sessionManagerRegistered = false
         var restartsForUpgrade = false
+        var changed: (@Sendable () -> Void)?
     }
 
     private let values = Mutex(Values())
@@ -49,14 +50,26 @@ public final class DaemonState: Sendable {
     /// ``Phase/running`` phase.
     public var phase: Phase {
         get { values.withLock { $0.phase == .running && $0.activeSaves > 0 ? .saving : $0.phase } }
-        set { values.withLock { $0.phase = newValue } }
+        set { values.withLock { $0.phase = newValue }; notify() }
     }
 
     /// A save round starts; rounds may overlap.
     public func beginSave() { values.withLock { $0.activeSaves += 1 } }
 
     /// A save round ends.
-    public func endSave() { values.withLock { $0.activeSaves -= 1 } }
+    public func endSave() {
+        values.withLock { $0.activeSaves -= 1 }
+        notify()
+    }
+
+    /// Calls `handler` after each change of ``phase`` (a save round's end included).
+    public func onPhaseChange(_ handler: @escaping @Sendable () -> Void) {
+        values.withLock { $0.changed = handler }
+    }
+
+    private func notify() {
+        values.withLock { $0.changed }?()
+    }
 
     /// The last save of every app, if any.
     public var lastSave: SaveRound? {

@@ -1,9 +1,11 @@
 import ServiceLifecycle
 
-/// A moment restored is quiet (no restore runs, the desktop is not ending),
-/// waited for without a clock: each change that may end a busy spell
-/// (a save or restore done, the desktop's phase changed) nudges it, and the
-/// waiter looks again then. Only after an upgrade does anyone wait.
+/// A moment restored is quiet (no save or restore runs, the desktop is not
+/// ending), waited for without a clock: each change that may end a busy
+/// spell (a save or restore done, a save round ended, the desktop's phase
+/// changed) nudges it, and the waiter looks again then. A change that
+/// nudges nothing leaves the waiter waiting: every state `isQuiet` reads
+/// must nudge when it changes. Only after an upgrade does anyone wait.
 struct QuietMoment: Sendable {
     private let changes: AsyncStream<Void>
     private let change: AsyncStream<Void>.Continuation

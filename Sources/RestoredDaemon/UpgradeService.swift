@@ -16,8 +16,9 @@ import SystemSupport
 /// host of another version starts (the host protocol's version exchange:
 /// ``UpgradeSignal``) and the executable on disk is of another version
 /// too, restored says both versions and waits for a
-/// moment no restore runs and the desktop is not ending (``QuietMoment``,
-/// nudged as each save or restore ends and as the desktop's phase changes); then this
+/// moment no save or restore runs and the desktop is not ending
+/// (``QuietMoment``, nudged as each save or restore ends, as a save round
+/// ends and as the desktop's phase changes); then this
 /// job ends, which ends the daemon's jobs: restored saves every app, as at
 /// any stop, and exits with ``restartStatus``, which its unit's
 /// `Restart=on-failure` answers by starting the new version (a recovery:
@@ -50,7 +51,7 @@ struct UpgradeService: Service {
         }
         return false
     }
-    /// Whether no restore runs and the desktop is not ending.
+    /// Whether no save or restore runs and the desktop is not ending.
     let isQuiet: @Sendable () -> Bool
     /// Nudged at each change that may make restored quiet.
     let quiet: QuietMoment
