@@ -55,6 +55,9 @@ final class DisplaySocketWatch: @unchecked Sendable {
     private let descriptor: Int32
     private let source: any DispatchSourceRead
     private let x11Path: String
+    /// Says what cannot be watched, at the start and when a watch moved
+    /// along with the X directory cannot be made.
+    private let problem: @Sendable (String) -> Void
     /// The watches by descriptor.
     private let watches: Mutex<[Int32: Watched]>
 
@@ -64,7 +67,7 @@ final class DisplaySocketWatch: @unchecked Sendable {
     /// is in `problem`).
     init?(
         runtimeDirectory: String?, x11Directory: String = DisplaySocketWatch.x11Directory,
-        problem: (String) -> Void, changed: @escaping @Sendable (Change) -> Void
+        problem: @escaping @Sendable (String) -> Void, changed: @escaping @Sendable (Change) -> Void
     ) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard descriptor >= 0 else {
@@ -86,6 +89,7 @@ final class DisplaySocketWatch: @unchecked Sendable {
             return nil
         }
         self.descriptor = descriptor
+        self.problem = problem
         x11Path = x11Directory
         self.watches = Mutex(watches)
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "restored.display-sockets"))
@@ -139,13 +143,19 @@ final class DisplaySocketWatch: @unchecked Sendable {
         for event in events {
             switch watches.withLock({ $0[event.watch] }) {
             case .x11Parent?:
+                if event.has(IN_IGNORED) {
+                    // The parent is gone too: watched again where it can be, else said.
+                    watches.withLock { $0[event.watch] = nil }
+                    if let (watch, watched) = Self.watchX11(descriptor, x11Path, problem: problem) { watches.withLock { $0[watch] = watched } }
+                    continue
+                }
                 guard event.name == name, event.has(IN_CREATE | IN_MOVED_TO) else { continue }
                 changes += watchMadeX11Directory(parentWatch: event.watch)
             case .x11?:
                 if event.has(IN_IGNORED) {
                     // The directory is gone (its watch with it): its parent again.
                     watches.withLock { $0[event.watch] = nil }
-                    if let (watch, watched) = Self.watchX11(descriptor, x11Path, problem: { _ in }) { watches.withLock { $0[watch] = watched } }
+                    if let (watch, watched) = Self.watchX11(descriptor, x11Path, problem: problem) { watches.withLock { $0[watch] = watched } }
                     continue
                 }
                 changes += Self.change(event, x11: true)
@@ -162,7 +172,11 @@ final class DisplaySocketWatch: @unchecked Sendable {
     /// `parentWatch`), and reports the sockets already in it.
     private func watchMadeX11Directory(parentWatch: Int32) -> [Change] {
         let watch = inotify_add_watch(descriptor, x11Path, Self.socketMask)
-        guard watch >= 0 else { return [] }
+        guard watch >= 0 else {
+            // Its parent stays watched: the next directory made there is tried again.
+            problem("cannot watch \(x11Path) for displays (\(String(cString: strerror(errno)))); until it can be, X displays are found by the user manager's signals alone")
+            return []
+        }
         inotify_rm_watch(descriptor, parentWatch)
         watches.withLock {
             $0[parentWatch] = nil

@@ -88,6 +88,21 @@ import Testing
         #expect(next == .appeared(":7"))
     }
 
+    @Test("The X sockets' directory removed with its parent: no watch can be made again, and that is said (not left silent)", .timeLimit(.minutes(1)))
+    func x11DirectoryGoneForGood() async throws {
+        let root = try TemporaryTestDirectory()
+        let parent = root.path + "/tmp"
+        let x11 = parent + "/.X11-unix"
+        try FileManager.default.createDirectory(atPath: x11, withIntermediateDirectories: true)
+        let (problems, problem) = AsyncStream<String>.makeStream()
+        let watch = try #require(DisplaySocketWatch(runtimeDirectory: nil, x11Directory: x11, problem: { problem.yield($0) }) { _ in })
+        defer { watch.stop() }
+        try FileManager.default.removeItem(atPath: parent)
+        var said = problems.makeAsyncIterator()
+        let first = await said.next()
+        #expect(first?.hasPrefix("cannot watch \(parent) for \(x11) to be made (No such file or directory)") == true, "\(first ?? "-")")
+    }
+
     @Test("R6, R7: a real systemd --user's graphical-session.target, started and stopped twice by a target bound to it, is news once per change: active once its start job is done, stopped once its stop job is; the stop's own signals (active, its job pending) never say a desktop starts", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
     func targetChanges() async throws {
         let manager = try await UserManager()
