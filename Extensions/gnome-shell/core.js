@@ -487,8 +487,7 @@ function createWindowPlaces(lib) {
     function claimInOrder(window) {
         const id = window.get_id();
         const pid = window.get_pid();
-        const managed = new Set(global.display.list_all_windows().map(other => other.get_id()));
-        const waiting = untold.filter(other => other.get_pid() === pid && other !== window && managed.has(other.get_id()))
+        const waiting = untold.filter(other => other.get_pid() === pid && other !== window)
             .concat([window])
             .sort((one, other) => one.get_stable_sequence() - other.get_stable_sequence());
         untold = untold.filter(other => other.get_pid() !== pid);
@@ -514,6 +513,12 @@ function createWindowPlaces(lib) {
             // app only after it is created: looked at again once it has a
             // size, before it is painted.
             untold.push(window);
+            // Gone, it is no longer waiting (nor asked anything again).
+            const unmanaged = window.connect('unmanaged', () => {
+                untold = untold.filter(other => other !== window);
+                forgetUnmanaged();
+            });
+            const forgetUnmanaged = pending(() => window.disconnect(unmanaged));
             atFirstSize(window, () => {
                 const late = claimLate(window);
                 if (late !== null)

@@ -164,7 +164,8 @@ struct GnomeTerminalTabs {
             tabTitles: ids.map { titleOfTab[$0] }
         )
         guard let order = matching.order(suggested: byUse) else {
-            throw Untold("its windows' titles (\(byUse.map { windows[$0].title ?? "-" })) do not tell which of its tabs (\(ids.map { titleOfTab[$0] ?? "-" })) each holds")
+            // No titles in the reason: it is said once per server and reason, and titles change with every prompt.
+            throw Untold("its \(windows.count) windows' titles do not tell which of its \(ids.count) tabs each holds (no order of the windows, or more than one, has each window's title on its active tab)")
         }
         let tabs = ids.map { String($0.map { $0 == "-" ? "_" : $0 }) }
         // Each tab's shell, by the screen its environment names.
