@@ -7,7 +7,6 @@ import RestoredDaemon
 import RestoredEngine
 import RestoredPluginHosting
 import RestoredSystemd
-import ServiceLifecycle
 import SystemPackage
 
 /// `restored`: the daemon, a systemd user service.
@@ -87,15 +86,7 @@ struct RestoredCommand: AsyncParsableCommand {
             walkTimeout: .seconds(walkTimeout)
         )
         let daemon = Daemon(configuration: configuration, logger: logger, environment: environment)
-        // ServiceLifecycle handles no signal unless told: SIGTERM (logout) and
-        // SIGINT. The daemon also ends by itself (the session manager's Stop):
-        // that is a clean end, not a failure.
-        let group = ServiceGroupConfiguration(
-            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        try await ServiceGroup(configuration: group).run()
+        try await daemon.run()
         if daemon.restartsForUpgrade {
             // Saved and stopped: the unit's Restart=on-failure starts the new version.
             Glibc.exit(Daemon.upgradeRestartStatus)

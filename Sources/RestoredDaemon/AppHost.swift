@@ -46,8 +46,6 @@ public final class AppHost: @unchecked Sendable {
         var saves: [ActivityTrigger] = []
         /// Restores asked for and not finished.
         var restores = 0
-        /// Its login restore waits for the desktop.
-        var awaitsDesktop = false
     }
 
     /// Serves the app of `plugin`, a started plugin host that loaded `identity`.
@@ -68,42 +66,41 @@ public final class AppHost: @unchecked Sendable {
     /// Whether a restore is under way (or waiting its turn).
     public var isRestoring: Bool { progress.withLock { $0.restores > 0 } }
 
-    /// Whether the app's login restore waits for the graphical session. Until
-    /// it is done no save runs: the app cannot be there yet, and a save would
-    /// find it missing and discard the archive the restore needs.
-    public var awaitsDesktop: Bool {
-        get { progress.withLock { $0.awaitsDesktop } }
-        set { progress.withLock { $0.awaitsDesktop = newValue } }
-    }
-
-    /// What a save reports while ``awaitsDesktop``.
-    static let awaitingDesktop = "not saved: it waits for the desktop (graphical-session.target or a display), without which its app cannot be seen; its archive is kept"
-
     /// Saves the app; its helper is killed if it has not answered by `deadline`.
-    /// While ``awaitsDesktop`` it reports its archive kept, unless
-    /// `evenAwaitingDesktop` (the save at the end of the desktop its app ran on).
-    public func preserve(
-        using engine: RestorationEngine, trigger: ActivityTrigger, deadline: ContinuousClock.Instant, evenAwaitingDesktop: Bool = false
-    ) async -> PreservationReport {
-        await save(using: engine, trigger: trigger, unlessUnchanged: false, evenAwaitingDesktop: evenAwaitingDesktop, deadline: deadline)!
+    public func preserve(using engine: RestorationEngine, trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> PreservationReport {
+        await save(using: engine, trigger: trigger, unlessUnchanged: false, stillWalked: { true }, deadline: deadline)!
     }
 
     /// Saves the app only if its state changed since it was last written;
     /// nil when it did not (nothing touches the disk, nothing is recorded).
-    public func autosave(using engine: RestorationEngine, deadline: ContinuousClock.Instant) async -> PreservationReport? {
-        await save(using: engine, trigger: .autosave, unlessUnchanged: true, evenAwaitingDesktop: false, deadline: deadline)
+    /// `stillWalked` is asked again as the walk begins and as it ends: an
+    /// autosave queued or walking as the app's desktop ends writes nothing
+    /// (its app is going, and a decline would discard the archive it needs).
+    public func autosave(
+        using engine: RestorationEngine, deadline: ContinuousClock.Instant, stillWalked: @escaping @Sendable () -> Bool
+    ) async -> PreservationReport? {
+        await save(using: engine, trigger: .autosave, unlessUnchanged: true, stillWalked: stillWalked, deadline: deadline)
+    }
+
+    /// Reports a save that does not walk the app (``SaveCoordinator``'s
+    /// decision, `reason` saying why): its archive is kept, and the report
+    /// is the app's last activity like any other.
+    public func keep(because reason: String, trigger: ActivityTrigger) -> PreservationReport {
+        let report = PreservationReport(appID: appID, outcome: .kept(reason))
+        let activity = AppActivity(report, trigger: trigger)
+        progress.withLock { $0.last = activity }
+        onActivity(appID, activity)
+        return report
     }
 
     private func save(
-        using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, evenAwaitingDesktop: Bool, deadline: ContinuousClock.Instant
+        using engine: RestorationEngine, trigger: ActivityTrigger, unlessUnchanged: Bool, stillWalked: @escaping @Sendable () -> Bool,
+        deadline: ContinuousClock.Instant
     ) async -> PreservationReport? {
-        // Waiting for the desktop, autosave records nothing; any other save
-        // says why it kept the archive.
-        if awaitsDesktop && unlessUnchanged { return nil }
         progress.withLock { $0.saves.append(trigger) }
-        let report: PreservationReport? = awaitsDesktop && !evenAwaitingDesktop
-            ? PreservationReport(appID: appID, outcome: .kept(Self.awaitingDesktop))
-            : await onQueue { self.saveOnQueue(using: engine, occasion: trigger.saveOccasion, unlessUnchanged: unlessUnchanged, deadline: deadline) }
+        let report = await onQueue {
+            self.saveOnQueue(using: engine, occasion: trigger.saveOccasion, unlessUnchanged: unlessUnchanged, stillWalked: stillWalked, deadline: deadline)
+        }
         let activity = report.map { AppActivity($0, trigger: trigger) }
         progress.withLock { progress in
             if let index = progress.saves.firstIndex(of: trigger) { progress.saves.remove(at: index) }
@@ -115,11 +112,10 @@ public final class AppHost: @unchecked Sendable {
 
     /// On `queue`: the helper walks, the engine checks and writes what it sent.
     private func saveOnQueue(
-        using engine: RestorationEngine, occasion: SaveOccasion, unlessUnchanged: Bool, deadline: ContinuousClock.Instant
+        using engine: RestorationEngine, occasion: SaveOccasion, unlessUnchanged: Bool, stillWalked: () -> Bool, deadline: ContinuousClock.Instant
     ) -> PreservationReport? {
-        // An autosave queued before the desktop ended walks nothing: its
-        // apps are gone, and a decline would discard the archive they need.
-        if unlessUnchanged && awaitsDesktop { return nil }
+        // An autosave queued before the desktop ended walks nothing.
+        guard stillWalked() else { return nil }
         let result: HostSaveResult
         let token: PluginHost.ArchiveToken
         switch plugin.save(for: occasion, unlessSameAs: unlessUnchanged ? lastWritten : nil, deadline: deadline) {
@@ -133,7 +129,7 @@ public final class AppHost: @unchecked Sendable {
         }
         // The desktop ended while this autosave walked: what the walk found
         // (apps going, a decline) is neither written nor allowed to discard.
-        if unlessUnchanged && awaitsDesktop { return nil }
+        guard stillWalked() else { return nil }
         if let bytes = result.archive {
             // Never trusted: every byte of the archive is checked as a
             // restore will read it before it is written (as it came, with

@@ -5,27 +5,34 @@ import RestoredArchive
 import RestoredDBus
 import RestoredEngine
 import RestoredSystemd
-public import ServiceLifecycle
+import ServiceLifecycle
+import Synchronization
 import SystemSupport
 
-/// The restored daemon, as a service of a `ServiceGroup`: it composes the
-/// parts and owns none of their state.
+/// The restored daemon: it composes the parts and owns none of their state.
 ///
-/// Start: load the plugins, own `org.restored1` on the session bus, restore
-/// every app that has an archive (R7, R15; the apps of the graphical session
-/// once a desktop is there), take logind's delay lock when logind is on the
-/// system bus, register with the session manager when there is one, then
-/// tell systemd it is ready. Running, each a job of its own: the watchdog,
-/// saves before suspend and shutdown (``PowerEventCoordinator``), the
-/// desktops of the login (``DesktopSession``: a desktop's start restores its
-/// apps, its end saves them and keeps them for the next one), the session
-/// manager's requests, autosave, an upgrade's restart
-/// (``UpgradeService``); every save through one
-/// ``SaveCoordinator``; the admin API (``DaemonControl``). Graceful shutdown
-/// (SIGTERM at logout, SIGINT, or the session manager's Stop): save every
-/// app, close the login's mark when the login ends (``SessionMarker``), tell
-/// systemd it is stopping, release the lock.
-public final class Daemon: Service {
+/// It runs as one flat `ServiceGroup` (``run()``), which ends at SIGTERM
+/// (logout), SIGINT, the session manager's Stop or an upgrade's restart.
+/// Its first service is restored's lifetime: load the plugins, own
+/// `org.restored1` on the session bus, start the ``Login`` (its mark, the
+/// apps that wait for a desktop, the restores; R7, R15), take logind's delay
+/// lock when logind is on the system bus, and add the daemon's jobs to the
+/// group as each can start: the watchdog, saves before suspend and shutdown
+/// (``PowerEventCoordinator``) and the desktops of the login
+/// (``DesktopSession``: a desktop's start restores its apps, its end saves
+/// them and keeps them for the next one) at once; once the login's restores
+/// are done (or ``Login/readinessBudget`` has passed) and systemd is told
+/// READY, the session manager's requests, autosave and an upgrade's restart
+/// (``UpgradeService``). Every save goes through one ``SaveCoordinator``;
+/// the admin API is ``DaemonControl``. At graceful shutdown the group ends
+/// the jobs in the reverse of that order, each finishing what it has begun
+/// (the upgrade and autosave first, the watchdog last), and restored's
+/// lifetime last: with the buses and the plugin hosts still up, the login's
+/// end saves every app (``Login/end(witnesses:stopping:)``), then the hosts
+/// stop and the lock is released. A job that fails shuts the group down the
+/// same way, so the apps are still saved (restored then exits with the
+/// failure, and the unit's `Restart=on-failure` starts it again).
+public final class Daemon: Sendable {
     /// The daemon's bus name.
     public static let busName = "org.restored1"
     /// The manager object.
@@ -39,13 +46,6 @@ public final class Daemon: Service {
     /// Whether the daemon stopped to restart into the version an upgrade
     /// installed (exit with ``upgradeRestartStatus``).
     public var restartsForUpgrade: Bool { state.restartsForUpgrade }
-
-    /// How long the save before stopping may take (restored.service allows 20 s).
-    public static let stopSaveBudget = Duration.seconds(15)
-
-    /// How long the login restore may hold up READY; apps still restoring
-    /// then are named and finish in the background.
-    public static let loginRestoreBudget = Duration.seconds(10)
 
     private let configuration: DaemonConfiguration
     private let logger: Logger
@@ -62,6 +62,8 @@ public final class Daemon: Service {
     private let upgradeSignal = UpgradeSignal()
     /// restored's executable at its start, before an upgrade can replace it.
     private let executable = RunningExecutable()
+    /// The service group of ``run()``, which the jobs join as they can start.
+    private let group = Mutex<ServiceGroup?>(nil)
 
     /// Creates the daemon; `environment` gives NOTIFY_SOCKET and WATCHDOG_USEC.
     public init(configuration: DaemonConfiguration, logger: Logger, environment: [String: String]) {
@@ -85,8 +87,56 @@ public final class Daemon: Service {
         )
     }
 
-    /// Runs until graceful shutdown, then saves every app.
+    /// Runs the daemon until SIGTERM, SIGINT, the session manager's Stop or
+    /// an upgrade's restart, and saves every app before it returns.
     public func run() async throws {
+        // ServiceLifecycle handles no signal unless told: SIGTERM (logout)
+        // and SIGINT. restored's lifetime also ends by itself once a job
+        // shuts the group down (Stop, an upgrade): a clean end.
+        let jobs = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: Lifetime(daemon: self), successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        group.withLock { $0 = jobs }
+        try await jobs.run()
+    }
+
+    /// restored's lifetime, the group's first service (so its graceful
+    /// shutdown comes last, after every job's).
+    private struct Lifetime: Service {
+        let daemon: Daemon
+        func run() async throws { try await daemon.live() }
+    }
+
+    /// Adds a job to the group (unless it is shutting down); a job that
+    /// fails says so and shuts the group down gracefully, so the apps are
+    /// still saved.
+    private func start(_ job: any Service, whenDone: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior = .cancelGroup) async {
+        let jobs = group.withLock { $0 }
+        await jobs?.addServiceUnlessShutdown(.init(
+            service: Job(job: job, logger: logger), successTerminationBehavior: whenDone, failureTerminationBehavior: .gracefullyShutdownGroup
+        ))
+    }
+
+    /// A job of the daemon, whose failure is logged before the group stops.
+    private struct Job: Service, CustomStringConvertible {
+        let job: any Service
+        let logger: Logger
+        var description: String { "\(type(of: job))" }
+        func run() async throws {
+            do {
+                try await job.run()
+            } catch {
+                logger.error("a job of restored failed (\(description): \(error)); saving every app and stopping")
+                throw error
+            }
+        }
+    }
+
+    /// From restored's start to its end: the parts, the login's start, the
+    /// jobs; at graceful shutdown, the login's end.
+    private func live() async throws {
         await registry.reload()
         let session: DBusConnection
         do {
@@ -95,42 +145,27 @@ public final class Daemon: Service {
             throw DBusError(name: error.name, message: "\(error.message); restored serves a desktop session: run it inside one (DBUS_SESSION_BUS_ADDRESS), or try scripts/demo")
         }
         defer { session.close() }
-        // A restart inside a running login (a crash, an upgrade) finds the
-        // apps live: each plugin is told it is a recovery, and only those
-        // that restore into a running app are walked.
-        let start: ActivityTrigger = marker.markStarted() ? .recovery : .login
-        if start == .recovery {
-            logger.notice("restored started again during the login: its apps are live, so only plugins that restore into a running app are restored")
-        }
         let saves = SaveCoordinator(registry: registry, engine: engine, state: state, walkTimeout: configuration.walkTimeout, logger: logger)
+        let restores = AutomaticRestore(engine: engine, walkTimeout: configuration.walkTimeout, logger: logger)
+        let login = Login(marker: marker, registry: registry, saves: saves, state: state, restores: restores, logger: logger)
         let probe = GraphicalSession(sessionBus: session, environment: environment)
         // Nudged as each save or restore ends, as the daemon's phase changes
         // (a save round's end) and as the desktop's does.
         let quiet = QuietMoment()
         state.onPhaseChange(quiet.nudge)
-        let desktop = DesktopSession(probe: probe, startTrigger: start, logger: logger, phaseChanged: quiet.nudge)
+        let desktop = DesktopSession(probe: probe, startTrigger: login.trigger, logger: logger, phaseChanged: quiet.nudge)
         let logoutSignals = LogoutSignalFollower(
             session: session, environment: environment, logger: logger,
             save: { source, budget, answerWithin in await desktop.ending(source: source, budget: budget, answerWithin: answerWithin) },
             cancel: { source in desktop.send(.cancelled(source)) }
         )
-        let apps = DesktopApps(
-            registry: registry, engine: engine, saves: saves, logoutSignals: logoutSignals,
-            environment: environment, walkTimeout: configuration.walkTimeout, logger: logger
-        )
-        // Apps of the graphical session wait for the desktop (their archive
-        // untouched, no save) when it is not there yet; the rest (tmux) are
-        // restored at once.
+        let apps = DesktopApps(registry: registry, saves: saves, restores: restores, logoutSignals: logoutSignals, environment: environment)
+        // Every restore is queued before anything can ask for a save (a
+        // suspend at login, an admin call): that save runs after it, on the
+        // app's queue.
         let found = await probe.look()
         let present = found.isDesktop ? found : nil
-        let waiting = apps.prepare(present: present)
-        // Queue every app's restore first: a save asked for from now on (a
-        // suspend at login, an admin call) runs after it on the app's queue.
-        let restoreDeadline = ContinuousClock.now + configuration.walkTimeout
-        let loginRestores = registry.hosts.filter { host in !waiting.contains { $0 === host } }.map {
-            ($0, $0.startRestore(using: engine, mode: .automatic, trigger: start, deadline: restoreDeadline))
-        }
-        state.phase = .restoring
+        let restoring = login.start(desktop: present, apps: apps)
         registry.onActivity { appID, activity in
             AdminInterface.emit(activity, of: appID, on: session)
             quiet.nudge()
@@ -150,115 +185,49 @@ public final class Daemon: Service {
         }
         try await session.requestName(Self.busName)
 
-        // The daemon's jobs, from now until SIGTERM or SIGINT (through the
-        // group that runs the daemon) or the session manager's Stop: the
-        // watchdog, the power events and the desktops at once, the session
-        // manager's requests and autosave once the login restore is done. At
-        // graceful shutdown the group ends them in reverse order, each
-        // finishing what it has begun (autosave first, the power events
-        // last); then the daemon saves every app.
+        // The jobs that run at once: the watchdog (which tells systemd READY
+        // once `readiness` says so), the power events and the desktops.
         let (ready, readiness) = AsyncStream<Void>.makeStream()
-        var firstJobs: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: WatchdogService(notifier: notifier, ready: ready, logger: logger)),
-        ]
+        await start(WatchdogService(notifier: notifier, ready: ready, logger: logger))
         if let power {
-            firstJobs.append(.init(service: power, successTerminationBehavior: .ignore))
+            await start(power, whenDone: .ignore)
         }
-        firstJobs.append(.init(service: DesktopSessionService(
+        await start(DesktopSessionService(
             session: desktop, present: present, actions: apps.actions, sessionBus: session, systemBus: system,
             logoutSignals: logoutSignals, runtimeDirectory: probe.runtimeDirectory, logger: logger
-        )))
-        let jobs = ServiceGroup(configuration: ServiceGroupConfiguration(services: firstJobs, logger: logger))
-        async let jobsEnded: Void = run(jobs)
+        ))
 
-        await waitForLoginRestore(loginRestores, trigger: start)
-        state.phase = .running
-
+        await login.awaitRestores(restoring)
         let sessionManager = await followSessionManager(session, desktop: desktop)
-
         let count = registry.hosts.count
         try? notifier.ready(status: "Watching \(count) app\(count == 1 ? "" : "s")")
         readiness.yield()
 
+        // The jobs that run once the login's restores are done.
         if let sessionManager {
-            await jobs.addServiceUnlessShutdown(.init(service: sessionManager, successTerminationBehavior: .gracefullyShutdownGroup))
+            await start(sessionManager, whenDone: .gracefullyShutdownGroup)
         }
         if let interval = configuration.autosaveInterval {
-            let autosave = AutosaveService(interval: interval, saves: saves, logger: logger, isPaused: { desktop.report.phase == .ending })
-            await jobs.addServiceUnlessShutdown(.init(service: autosave))
+            await start(AutosaveService(interval: interval, saves: saves, logger: logger, isPaused: { desktop.report.phase == .ending }))
         }
         // An upgrade while restored runs: a restart into the new version
-        // once no save runs (its end ends the jobs, as a stop does).
-        let upgrade = UpgradeService(
+        // once nothing is saved or restored and no desktop ends.
+        await start(UpgradeService(
             logger: logger, underServiceManager: UpgradeService.runsAsUnit(environment: environment),
-            isQuiet: { [state, registry] in
-                state.phase == .running && desktop.report.phase != .ending
-                    && !registry.hosts.contains { $0.isRestoring || $0.saveInProgress != nil }
-            },
+            isQuiet: { saves.isIdle && desktop.report.phase != .ending },
             quiet: quiet,
             restart: { [state] in state.restartsForUpgrade = true },
             signal: upgradeSignal, executable: executable
-        )
-        await jobs.addServiceUnlessShutdown(.init(service: upgrade, successTerminationBehavior: .gracefullyShutdownGroup))
-        await jobsEnded
+        ), whenDone: .gracefullyShutdownGroup)
 
-        await saveBeforeStopping(saves, probe: SessionEndProbe(sessionBus: session, systemBus: system))
-        registry.stopAll()
-        await inhibitor?.release()
-    }
-
-    /// Runs the daemon's jobs until they end.
-    private func run(_ jobs: ServiceGroup) async {
-        do {
-            try await jobs.run()
-        } catch {
-            logger.error("a job of the daemon failed (\(error)); saving every app and stopping")
-        }
-    }
-
-    /// The save at SIGTERM, SIGINT or Stop, inside systemd's stop timeout:
-    /// for the end of the login when `probe` finds a witness of it (the
-    /// plugins are told, a decline keeps the last archive, and the login's
-    /// mark is closed, so the next start is a login), otherwise for
-    /// restored stopping alone.
-    private func saveBeforeStopping(_ saves: SaveCoordinator, probe: SessionEndProbe) async {
-        state.phase = .stopping
-        let trigger: ActivityTrigger
-        if let witness = await probe.witness() {
-            logger.info("the session ends (\(witness)): saving every app for the session end")
-            trigger = .logout
-            marker.close()
-            // The login ends: the next login starts the new version, no restart.
-            state.restartsForUpgrade = false
-        } else {
-            trigger = .stop
-        }
-        // systemd waits TimeoutStopSec (20 s in restored.service): leave room.
-        await saves.saveBeforeStopping(trigger: trigger, budget: Self.stopSaveBudget) { [notifier] count in
+        // Every job has ended by the time this returns (this service is the
+        // group's first, so the last to be shut down).
+        try? await gracefulShutdown()
+        await login.end(witnesses: SessionEndProbe(sessionBus: session, systemBus: system)) { [notifier] count in
             try? notifier.stopping(status: "Saving \(count) app\(count == 1 ? "" : "s") before stopping")
         }
-    }
-
-    /// Waits for the restores queued at start (R7, R15), which run
-    /// concurrently, each reporting its result; returns when all are done or
-    /// ``loginRestoreBudget`` has passed.
-    private func waitForLoginRestore(_ restores: [(AppHost, Task<RestorationReport, Never>)], trigger: ActivityTrigger) async {
-        let hosts = restores.map(\.0)
-        let finished = await Deadline.race(deadline: .now + Self.loginRestoreBudget) { [logger] in
-            await withTaskGroup(of: Void.self) { group in
-                for (host, restore) in restores {
-                    group.addTask {
-                        let activity = AppActivity(await restore.value, trigger: trigger)
-                        logger.log(level: activity.isFailure ? .warning : .info, "\(host.appID): \(activity.summary)", metadata: ["app": "\(host.appID)"])
-                    }
-                }
-            }
-        }
-        if !finished {
-            let late = hosts.filter(\.isRestoring).map(\.appID.rawValue)
-            logger.warning("still restoring after \(Self.loginRestoreBudget): \(late.joined(separator: ", ")); starting anyway, they finish in the background")
-        }
-        state.releaseFreedMemorySoon()
+        registry.stopAll()
+        await inhibitor?.release()
     }
 
     /// The delay lock, the job that saves on logind's events, and the

@@ -9,7 +9,17 @@ import SystemSupport
 /// trigger), its budget, and when its asker needs an answer. It records
 /// each round for `Status` (autosave's included) and remembers the save at
 /// the session's end, which the stop that follows trusts.
+///
+/// It alone decides which apps a save walks: a state per app
+/// (``AppSaveState``: live, waiting for a desktop, ending with its desktop,
+/// kept until the next one), moved by the login's start
+/// (``awaitDesktop(_:)``) and the desktop's moments (``desktopStarted(_:)``,
+/// ``desktopEnded(_:reason:savedAtEnding:)``). A save that does not walk an
+/// app reports its archive kept, with the state's reason.
 final class SaveCoordinator: Sendable {
+    /// How long the save at a desktop's end may take: its apps are going or gone.
+    static let desktopEndSaveBudget = Duration.seconds(5)
+
     /// A save at the session's end that recent is trusted at the stop that
     /// follows: the apps may have quit since, and saving again could write less.
     static let sessionEndSaveTrust = Duration.seconds(60)
@@ -29,6 +39,8 @@ final class SaveCoordinator: Sendable {
     private let walkTimeout: Duration
     private let logger: Logger
     private let sessionEnd = Mutex<SessionEndSave?>(nil)
+    /// The apps not ``AppSaveState/live``.
+    private let states = Mutex<[AppID: AppSaveState]>([:])
 
     init(registry: AppRegistry, engine: RestorationEngine, state: DaemonState, walkTimeout: Duration, logger: Logger) {
         self.registry = registry
@@ -38,17 +50,74 @@ final class SaveCoordinator: Sendable {
         self.logger = logger
     }
 
+    /// Which saves walk the app.
+    func state(of appID: AppID) -> AppSaveState {
+        states.withLock { $0[appID] ?? .live }
+    }
+
+    /// No desktop at restored's start: `hosts` (the plugins that need one)
+    /// wait for it; no save walks them until it starts.
+    func awaitDesktop(_ hosts: [AppHost]) {
+        states.withLock { states in
+            for host in hosts { states[host.appID] = .awaitingDesktop }
+        }
+    }
+
+    /// A desktop started: those of `hosts` whose archives waited for one
+    /// are walked again; returns them, to be restored (the restore queued
+    /// on each app's queue before any save asked for from now on).
+    func desktopStarted(_ hosts: [AppHost]) -> [AppHost] {
+        states.withLock { states in
+            hosts.filter { host in states.removeValue(forKey: host.appID) != nil }
+        }
+    }
+
+    /// The desktop ended (`reason`): `hosts` (the plugins that need one)
+    /// end with it. Unless its ending saved them (`savedAtEnding`), every
+    /// app is saved for the session end, within ``desktopEndSaveBudget``
+    /// (a desktop's word of its end may come only as its display goes, as
+    /// sway's does); then its apps are kept until the next desktop. They
+    /// stop being walked first: an autosave under way writes nothing.
+    func desktopEnded(_ hosts: [AppHost], reason: String, savedAtEnding: Bool) async {
+        let ending = states.withLock { states in
+            hosts.filter { host in
+                guard states[host.appID] == nil else { return false }
+                states[host.appID] = .endingWithDesktop
+                return true
+            }
+        }
+        if !savedAtEnding {
+            await saveForSessionEnd(source: "the desktop ended: \(reason)", budget: Self.desktopEndSaveBudget, atDesktopEnd: true)
+        }
+        states.withLock { states in
+            for host in ending where states[host.appID] == .endingWithDesktop { states[host.appID] = .keptUntilNextDesktop }
+        }
+        if !ending.isEmpty {
+            logger.info("\(ending.map(\.appID.rawValue).joined(separator: ", ")) kept until the next desktop")
+        }
+    }
+
     /// Saves `hosts` concurrently and records the round for `Status`; a
-    /// plugin host that has not answered by `deadline` is killed.
-    /// `evenAwaitingDesktop`: the save at a desktop's end, of apps already
-    /// marked to wait for the next one.
+    /// plugin host that has not answered by `deadline` is killed. An app no
+    /// save walks now keeps its archive and says why.
     @discardableResult
-    func save(_ hosts: [AppHost], trigger: ActivityTrigger, deadline: ContinuousClock.Instant, evenAwaitingDesktop: Bool = false) async -> [PreservationReport] {
+    func save(_ hosts: [AppHost], trigger: ActivityTrigger, deadline: ContinuousClock.Instant) async -> [PreservationReport] {
+        await save(hosts, trigger: trigger, deadline: deadline, atDesktopEnd: false)
+    }
+
+    /// Saves `hosts`; the save at a desktop's end (`atDesktopEnd`) walks
+    /// the apps ending with it too.
+    private func save(_ hosts: [AppHost], trigger: ActivityTrigger, deadline: ContinuousClock.Instant, atDesktopEnd: Bool) async -> [PreservationReport] {
         state.beginSave()
         defer { state.endSave() }
         let reports = await withTaskGroup(of: PreservationReport.self) { [engine] group in
             for host in hosts {
-                group.addTask { await host.preserve(using: engine, trigger: trigger, deadline: deadline, evenAwaitingDesktop: evenAwaitingDesktop) }
+                let appState = state(of: host.appID)
+                if appState.isWalked(atDesktopEnd: atDesktopEnd) {
+                    group.addTask { await host.preserve(using: engine, trigger: trigger, deadline: deadline) }
+                } else {
+                    group.addTask { host.keep(because: appState.keptReason, trigger: trigger) }
+                }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -58,18 +127,19 @@ final class SaveCoordinator: Sendable {
     }
 
     /// The autosave round: each app whose state changed since it was last
-    /// written, except those busy with a save or restore and those whose
-    /// archives wait for the next desktop. A round that wrote something is
-    /// recorded like any other.
+    /// written, except those busy with a save or restore and those no save
+    /// walks now (asked again as each walk begins and ends). A round that
+    /// wrote something is recorded like any other.
     func autosave() async {
-        let hosts = registry.hosts.filter { $0.saveInProgress == nil && !$0.isRestoring && !$0.awaitsDesktop }
+        let hosts = registry.hosts.filter { $0.saveInProgress == nil && !$0.isRestoring && state(of: $0.appID) == .live }
         guard !hosts.isEmpty else { return }
         state.beginSave()
         defer { state.endSave() }
         let reports = await withTaskGroup(of: PreservationReport?.self) { [engine, walkTimeout, logger] group in
             for host in hosts {
                 group.addTask {
-                    let report = await host.autosave(using: engine, deadline: .now + walkTimeout)
+                    let appID = host.appID
+                    let report = await host.autosave(using: engine, deadline: .now + walkTimeout) { self.state(of: appID) == .live }
                     if report == nil { logger.debug("autosave: \(host.appID) unchanged", metadata: ["app": "\(host.appID)"]) }
                     return report
                 }
@@ -92,10 +162,12 @@ final class SaveCoordinator: Sendable {
     /// budget's end. A second word of the same end (XSMP after the
     /// portal) starts no second save: it waits for the one under way, within
     /// its own time, or finds it done.
-    /// `evenAwaitingDesktop`: the save at a desktop's end, whose apps are
-    /// already marked to wait for the next one.
-    func saveForSessionEnd(
-        source: String, asked: ContinuousClock.Instant = .now, budget: Duration, answerWithin: Duration? = nil, evenAwaitingDesktop: Bool = false
+    func saveForSessionEnd(source: String, asked: ContinuousClock.Instant = .now, budget: Duration, answerWithin: Duration? = nil) async {
+        await saveForSessionEnd(source: source, asked: asked, budget: budget, answerWithin: answerWithin, atDesktopEnd: false)
+    }
+
+    private func saveForSessionEnd(
+        source: String, asked: ContinuousClock.Instant = .now, budget: Duration, answerWithin: Duration? = nil, atDesktopEnd: Bool
     ) async {
         let deadline = asked + budget
         let answer = answerWithin.map { min(asked + $0, deadline) } ?? deadline
@@ -113,7 +185,7 @@ final class SaveCoordinator: Sendable {
         let started = asked
         logger.info("the session ends (\(source)): saving every app")
         let work = Task {
-            let reports = await self.save(hosts, trigger: .logout, deadline: deadline, evenAwaitingDesktop: evenAwaitingDesktop)
+            let reports = await self.save(hosts, trigger: .logout, deadline: deadline, atDesktopEnd: atDesktopEnd)
             let saved = reports.filter { $0.word != .failed }.map(\.appID)
             self.sessionEnd.withLock { end in
                 guard end?.began == started else { return }
@@ -194,6 +266,14 @@ final class SaveCoordinator: Sendable {
             (.saved, "saved"), (.partial, "saved partially"), (.kept, "kept its last archive"), (.declined, "declined (no archive kept)"), (.failed, "failed"),
         ]
         return words.compactMap { word, text in counts[word].map { "\($0) \(text)" } }.joined(separator: ", ")
+    }
+
+    /// Whether nothing is saved or restored now: the daemon idles between
+    /// saves (no round under way, no stop begun) and no app has a save or
+    /// restore under way or queued. An upgrade's restart waits for it
+    /// (``QuietMoment``, nudged as each of these ends).
+    var isIdle: Bool {
+        state.phase == .running && !registry.hosts.contains { $0.isRestoring || $0.saveInProgress != nil }
     }
 
     /// The apps of `hosts` with a save under way.
