@@ -1,4 +1,5 @@
 public import RestoredDBus
+import Synchronization
 
 /// Hears the session end through the XDG desktop portal's Inhibit monitor
 /// (`org.freedesktop.portal.Inhibit.CreateMonitor`): GNOME 49 and later,
@@ -31,6 +32,8 @@ public final class PortalLogoutMonitor: Sendable {
     /// The monitor's session object.
     public let session: String
     private let signals: AsyncStream<DBusMessage>
+    /// What hands the portal's signals over as ``states()``, ended by ``close()``.
+    private let forwarding = Mutex<Task<Void, Never>?>(nil)
 
     private init(connection: DBusConnection, session: String, signals: AsyncStream<DBusMessage>) {
         self.connection = connection
@@ -71,7 +74,8 @@ public final class PortalLogoutMonitor: Sendable {
         return PortalLogoutMonitor(connection: connection, session: session, signals: states)
     }
 
-    /// The session's states, as they come.
+    /// The session's states, as they come, until ``close()`` or the bus
+    /// goes; for one consumer.
     public func states() -> AsyncStream<SessionState> {
         let session = self.session
         let signals = self.signals
@@ -86,6 +90,7 @@ public final class PortalLogoutMonitor: Sendable {
                 }
                 continuation.finish()
             }
+            forwarding.withLock { $0 = task }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
@@ -98,8 +103,9 @@ public final class PortalLogoutMonitor: Sendable {
         )
     }
 
-    /// Closes the monitor's session.
+    /// Closes the monitor's session, which ends ``states()``.
     public func close() async {
+        defer { forwarding.withLock { $0 }?.cancel() }
         _ = try? await connection.call(
             destination: Self.busName, path: session, interface: "org.freedesktop.portal.Session", member: "Close", timeout: .milliseconds(500)
         )

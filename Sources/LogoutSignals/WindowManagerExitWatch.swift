@@ -55,12 +55,30 @@ public final class WindowManagerExitWatch: Sendable {
         return Subscription(connection)
     }
 
-    /// Calls `exiting` (once, on a queue of its own, with what said so) when
-    /// the window manager ends; `lost` when it cannot be followed any more
-    /// (a restart that did not come back, bytes not of this protocol).
-    public func watch(exiting: @escaping @Sendable (String) -> Void, lost: @escaping @Sendable (String) -> Void) {
-        guard !watching.exchange(true, ordering: .relaxed) else { return }
+    /// How the watch ends: its one event.
+    public enum Event: Sendable, Hashable {
+        /// The window manager is exiting (what said so).
+        case exiting(String)
+        /// It cannot be followed any more (a restart that did not come
+        /// back, bytes not of this protocol).
+        case lost(String)
+    }
+
+    /// Watches on a queue of its own until the window manager ends, the
+    /// watch is lost, ``stop()``, or the stream's consumer stops listening:
+    /// the stream ends after its one event, or with none when stopped. A
+    /// second call returns a stream that ends at once.
+    public func events() -> AsyncStream<Event> {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        guard !watching.exchange(true, ordering: .relaxed) else {
+            continuation.finish()
+            return events
+        }
+        continuation.onTermination = { [stopped] _ in stopped.signal() }
         queue.async { [self] in
+            defer { continuation.finish() }
+            let exiting = { (how: String) in _ = continuation.yield(.exiting(how)) }
+            let lost = { (problem: String) in _ = continuation.yield(.lost(problem)) }
             var current = first
             var restarting = false
             while !stopped.isSignalled {
@@ -100,6 +118,7 @@ public final class WindowManagerExitWatch: Sendable {
                 }
             }
         }
+        return events
     }
 
     /// After a restart: the socket again, tried until ``restartBudget``.

@@ -39,41 +39,96 @@ public final class XSMPClient: Sendable {
         clientID = String(cString: c_restored_sm_client_id(client))
     }
 
+    /// What the session manager says, in order.
+    public enum Event: Sendable {
+        /// A `SaveYourself` of a logout (shutdown set): save now, then call
+        /// the answer's ``SaveYourselfAnswer/done()``; the session manager
+        /// waits for it (`SaveYourselfDone`) before it ends the session.
+        case saveYourself(SaveYourselfAnswer)
+        /// `ShutdownCancelled`: the user called the logout off.
+        case shutdownCancelled
+        /// The session manager said `Die` or went away (the reason); the
+        /// last event.
+        case ended(String)
+    }
+
+    /// The answer to one `SaveYourself`, sent by the following queue once
+    /// ``done()`` is called (or the answer is dropped unanswered): nothing
+    /// waits on a semaphore or a thread for it, and the following queue
+    /// goes on hearing the session manager (a `ShutdownCancelled` while
+    /// saving) meanwhile.
+    public final class SaveYourselfAnswer: Sendable {
+        fileprivate let given = WakeSignal()
+
+        fileprivate init() {}
+
+        /// The save is done: the session manager gets `SaveYourselfDone`.
+        public func done() { given.signal() }
+
+        deinit { given.signal() }
+    }
+
     /// Follows the session manager on a queue of its own until the
-    /// connection ends or ``stop()``: `saveYourself` runs (on that queue,
-    /// which waits for it) at each `SaveYourself` of a logout, and its
-    /// return answers `SaveYourselfDone`; `cancelled` at `ShutdownCancelled`;
-    /// `ended` once, when the session manager says `Die` or goes away.
-    public func follow(
-        saveYourself: @escaping @Sendable () -> Void, cancelled: @escaping @Sendable () -> Void, ended: @escaping @Sendable (String) -> Void
-    ) {
-        guard !following.exchange(true, ordering: .relaxed) else { return }
+    /// connection ends, ``stop()``, or the stream's consumer stops
+    /// listening: its events, in order. A `SaveYourself` that is not of a
+    /// logout (a checkpoint, or the one right after registering) is
+    /// answered at once and not handed over. A second call returns a
+    /// stream that ends at once.
+    public func events() -> AsyncStream<Event> {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        guard !following.exchange(true, ordering: .relaxed) else {
+            continuation.finish()
+            return events
+        }
+        continuation.onTermination = { [stopped] _ in stopped.signal() }
         queue.async { [self] in
             let pointer = client.pointer
-            defer { c_restored_sm_close(pointer) }
+            defer {
+                c_restored_sm_close(pointer)
+                continuation.finish()
+            }
             let descriptor = c_restored_sm_descriptor(pointer)
+            // The logout's SaveYourself being saved for, not answered yet.
+            var pending: WakeSignal?
             while !stopped.isSignalled {
-                // Asleep until the session manager speaks or ``stop()`` wakes it.
-                var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stopped.descriptor, events: Int16(POLLIN), revents: 0)]
-                // (A stop without a descriptor, where the system refused a pipe, is looked at every second.)
-                guard poll(&entries, 2, stopped.descriptor < 0 ? 1000 : -1) > 0, entries[1].revents == 0 else { continue }
+                if let answer = pending, answer.isSignalled {
+                    c_restored_sm_save_yourself_done(pointer, true)
+                    pending = nil
+                }
+                // Asleep until the session manager speaks, the save is done
+                // or ``stop()`` wakes it.
+                var entries = [
+                    pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: stopped.descriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: pending?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                ]
+                // (Where the system refused a pipe, a stop or an answer is looked at every second.)
+                let lookEverySecond = stopped.descriptor < 0 || (pending != nil && pending?.descriptor ?? -1 < 0)
+                guard poll(&entries, 3, lookEverySecond ? 1000 : -1) > 0, entries[1].revents == 0 else { continue }
+                guard entries[0].revents != 0 else { continue }
                 var shutdown = false
                 let events = Int(c_restored_sm_process(pointer, &shutdown))
                 if events & Int(C_RESTORED_SM_SAVE_YOURSELF) != 0 {
-                    if shutdown { saveYourself() }
-                    c_restored_sm_save_yourself_done(pointer, true)
+                    if shutdown && pending == nil {
+                        let answer = SaveYourselfAnswer()
+                        pending = answer.given
+                        continuation.yield(.saveYourself(answer))
+                    } else if !shutdown {
+                        c_restored_sm_save_yourself_done(pointer, true)
+                    }
                 }
-                if events & Int(C_RESTORED_SM_SHUTDOWN_CANCELLED) != 0 { cancelled() }
+                if events & Int(C_RESTORED_SM_SHUTDOWN_CANCELLED) != 0 { continuation.yield(.shutdownCancelled) }
                 if events & Int(C_RESTORED_SM_DIE) != 0 {
-                    ended("the session manager said Die")
+                    continuation.yield(.ended("the session manager said Die"))
                     return
                 }
                 if events & Int(C_RESTORED_SM_CLOSED) != 0 {
-                    ended("the session manager closed the connection")
+                    continuation.yield(.ended("the session manager closed the connection"))
                     return
                 }
             }
         }
+        return events
     }
 
     /// Stops following at once and closes the connection.

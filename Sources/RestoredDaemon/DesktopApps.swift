@@ -37,7 +37,7 @@ struct DesktopApps: Sendable {
             },
             cancelled: { saves.forgetSessionEndSave() },
             ended: { _, reason, saved in
-                logoutSignals.reset()
+                await logoutSignals.reset()
                 await saves.desktopEnded(graphical, reason: reason, savedAtEnding: saved)
             },
             variables: { variables in await logoutSignals.follow(variables) }

@@ -5,7 +5,8 @@ import ServiceLifecycle
 /// Runs the ``DesktopSession`` from restored's start until graceful
 /// shutdown, with its sources: the user manager's signals, the display
 /// sockets, logind's word on the user, and the desktop's own logout
-/// signals (``LogoutSignalFollower``, started by the session's actions).
+/// signals (``LogoutSignalFollower``: what the session's actions follow is
+/// heard in its task group, which lives as long as this service).
 struct DesktopSessionService: Service {
     let session: DesktopSession
     /// The desktop found at start, if any.
@@ -19,6 +20,7 @@ struct DesktopSessionService: Service {
     let logger: Logger
 
     func run() async throws {
+        async let heard: Void = logoutSignals.run()
         await session.begin(with: present, actions: actions)
         let send: @Sendable (DesktopSession.Signal) -> Void = { [session] in session.send($0) }
         if !(await UserManagerWatch.start(on: sessionBus, send: send)) {
@@ -50,6 +52,7 @@ struct DesktopSessionService: Service {
             session.finish()
         }
         sockets?.stop()
-        logoutSignals.stop()
+        await logoutSignals.stop()
+        await heard
     }
 }
