@@ -134,6 +134,8 @@ let package = Package(
         // deadlines and buffered reads.
         module("SystemSupport", ["CRestoredSupport"]),
         module("ProcessSpawning", ["CRestoredProcess", "SystemSupport", system]),
+        // What restored's tests and restored-plugin-test both run: a private bus, a cgroup's processes.
+        module("RestoredTesting", ["ProcessSpawning", "SystemSupport", system]),
         module("UnixSocket", ["SystemSupport", system]),
         module("X11Client", ["UnixSocket", "SystemSupport", system]),
         module("WindowManagerIPC", ["UnixSocket", "X11Client", "SystemSupport", system]),
@@ -196,7 +198,7 @@ let package = Package(
         ),
         // Runs one plugin through a save, its app's end and a restore, on a
         // private bus, optionally under the installed unit's sandbox.
-        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredEngine", "RestoredDBus", "ProcessSpawning", "SystemSupport", argumentParser, system]),
+        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredEngine", "RestoredDBus", "RestoredTesting", "ProcFiles", "ProcessSpawning", "SystemSupport", argumentParser, system]),
         .executableTarget(name: "RestoredDemo", dependencies: ["RestoredEngine", "RestoredArchive", argumentParser, logging, system], swiftSettings: strictSwift),
         .executableTarget(
             name: "RestoredBench",
@@ -217,7 +219,7 @@ let package = Package(
         .executableTarget(name: "RestoredTestLaunch", dependencies: ["PluginToolkit", system], path: "Tests/Tools/Launch", swiftSettings: strictSwift),
 
         // Tests.
-        .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "RestoredEngine", "X11Client"], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
+        .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "RestoredEngine", "RestoredTesting", "ProcessSpawning", "ProcFiles", "SystemSupport", "X11Client", system], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
             "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "MessagePack", "ProcFiles", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
             "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl", "TerminalPrograms", "PluginToolkit",
@@ -225,8 +227,8 @@ let package = Package(
         ]),
         tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),
         tests("SystemSupportTests", ["SystemSupport", "ProcessSpawning", "UnixSocket", "RestoredTestSupport", system]),
-        tests("UnitLaunchingTests", ["UnitLaunching", "PluginToolkit", "PluginSupport", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
-        tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "RestoredDBus", "RestoredTestSupport"]),
+        tests("UnitLaunchingTests", ["UnitLaunching", "PluginToolkit", "PluginSupport", "ProcFiles", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
+        tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "ProcFiles", "RestoredDBus", "RestoredTestSupport"]),
         tests("X11ClientTests", ["X11Client", "RestoredTestSupport"]),
         tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
         tests("TerminalProgramsTests", ["TerminalPrograms"]),

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ProcessSpawning
 import RestoredDBus
+import RestoredTesting
 import Synchronization
 import SystemPackage
 import SystemSupport
@@ -40,12 +41,12 @@ final class DaemonRunner: Sendable {
     private let arguments: [String]
     private let environment: [String: String]
     private let mode: Mode
-    private let bus: PrivateBus
+    private let bus: PrivateBusDaemon
     private let running = Mutex<Running?>(nil)
 
     /// A runner of `executable` with `arguments` (without its name) and
     /// `environment`, on `bus`.
-    init(executable: String, arguments: [String], environment: [String: String], mode: Mode, bus: PrivateBus) {
+    init(executable: String, arguments: [String], environment: [String: String], mode: Mode, bus: PrivateBusDaemon) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment

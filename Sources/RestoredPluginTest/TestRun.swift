@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import ProcessSpawning
+import RestoredTesting
+import SystemPackage
 import SystemSupport
 
 /// One run of a plugin through save, its app's end and restore, step by
@@ -60,7 +62,7 @@ final class TestRun {
     /// What the setup made.
     private struct Context {
         let directory: RunDirectory
-        let bus: PrivateBus
+        let bus: PrivateBusDaemon
         let manager: UserManager?
         let daemon: DaemonRunner
         let apps: AppProcesses
@@ -136,7 +138,12 @@ final class TestRun {
         let keep = settings.keep
         cleanup.add { if !keep { directory.remove() } }
         let installed = try directory.install(plugin: pluginFile, as: ProgramName.of(plugin))
-        let bus = try await PrivateBus.start(dbusDaemon: dbusDaemon, in: directory)
+        let bus: PrivateBusDaemon
+        do throws(PrivateBusError) {
+            bus = try await PrivateBusDaemon.start(in: directory.path, options: PrivateBusDaemon.Options(dbusDaemon: FilePath(dbusDaemon)))
+        } catch {
+            throw .busDidNotStart(reason: error.description)
+        }
         cleanup.add { bus.stop() }
 
         var base = environment.filter { !Self.privateVariables.contains($0.key) }

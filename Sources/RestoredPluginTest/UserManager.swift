@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ProcessSpawning
 import RestoredDBus
+import RestoredTesting
 import SystemSupport
 
 /// The caller's systemd user manager, reached the way `systemctl --user`
@@ -77,24 +78,7 @@ struct UserManager: Sendable {
     /// The processes in `unit`'s cgroup and the cgroups under it.
     func processes(of unit: String) async -> [Int32] {
         guard let group = await property("ControlGroup", of: unit) else { return [] }
-        return Self.processes(inControlGroup: group)
-    }
-
-    /// The processes of the cgroup `group` (a path as systemd names it)
-    /// and of every cgroup under it, in the unified hierarchy or
-    /// systemd's own.
-    static func processes(inControlGroup group: String) -> [Int32] {
-        let roots = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/systemd"]
-        guard let root = roots.first(where: { access($0 + group + "/cgroup.procs", R_OK) == 0 }) else { return [] }
-        return tree(root + group)
-    }
-
-    private static func tree(_ path: String) -> [Int32] {
-        let own = ((try? String(contentsOfFile: path + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-        let children = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().flatMap { name -> [Int32] in
-            access(path + "/" + name + "/cgroup.procs", R_OK) == 0 ? tree(path + "/" + name) : []
-        }
-        return own + children
+        return ControlGroup.processes(of: group)
     }
 
     /// A name for a transient unit: `PREFIX-<8 hex digits>.service`.

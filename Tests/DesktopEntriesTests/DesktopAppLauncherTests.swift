@@ -6,6 +6,7 @@ import RestoredDBus
 import UnitLaunching
 import RestoredTestSupport
 import Testing
+import ProcFiles
 
 /// Starting apps from desktop entries: by the user manager (played by
 /// python3-dbusmock), detached without one, and by D-Bus activation of a
@@ -51,11 +52,11 @@ import Testing
         var arguments: [String] = []
         let deadline = ContinuousClock.now + .seconds(20)
         while arguments.first != "tail", ContinuousClock.now < deadline {
-            arguments = ProcessFacts.commandLine(of: pid)
+            arguments = (ProcProcess.commandLine(of: pid) ?? [])
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(arguments == ["tail", "-f", hostile])
-        #expect(ProcessFacts.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
+        #expect(ProcProcess.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
         #expect(!FileManager.default.fileExists(atPath: root + "/work/pwned"))
         // The next save finds it again.
         let found = RunningAppScanner().scan(DesktopEntryIndex(directories: [root + "/share/applications"])).filter { $0.pid == pid }
@@ -74,12 +75,12 @@ import Testing
         var arguments: [String] = []
         let deadline = ContinuousClock.now + .seconds(20)
         while arguments.first != "sleep", ContinuousClock.now < deadline {
-            arguments = ProcessFacts.commandLine(of: pid)
+            arguments = (ProcProcess.commandLine(of: pid) ?? [])
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(arguments == ["sleep", "3000"])
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")) == root + "/work")
-        #expect(ProcessFacts.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
+        #expect(ProcProcess.environment(of: pid)["GIO_LAUNCHED_DESKTOP_FILE_PID"] == String(pid))
 
         let missing = try entry("org.example.Gone.desktop", "Exec=no-such-program-restored %f")
         await #expect {

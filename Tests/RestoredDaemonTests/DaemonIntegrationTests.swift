@@ -5,6 +5,7 @@ import RestoredDBus
 import RestoredTestSupport
 import SystemPackage
 import Testing
+import ProcFiles
 
 /// The `restored` executable on private buses, with logind's mock and the
 /// notes example plugin: suspend, resume, logout (SIGTERM) and the next login.
@@ -392,8 +393,8 @@ import Testing
         // Its address, as it gives it to its clients.
         var address = ""
         try await LogindInhibitorTests.eventually(within: .seconds(30)) {
-            clients.formUnion(ProcessFacts.children(of: session.pid))
-            address = clients.lazy.compactMap { ProcessFacts.environment(of: $0)["SESSION_MANAGER"] }.first ?? ""
+            clients.formUnion(ProcProcess.children(of: session.pid))
+            address = clients.lazy.compactMap { ProcProcess.environment(of: $0)["SESSION_MANAGER"] }.first ?? ""
             return !address.isEmpty
         }
 
@@ -410,7 +411,7 @@ import Testing
         try #"{"editorText":"typed before the Xfce logout","selectedIndices":[0],"editorNoteID":"a"}"#
             .write(toFile: environment.notes + "/ui.json", atomically: true, encoding: .utf8)
 
-        clients.formUnion(ProcessFacts.children(of: session.pid))
+        clients.formUnion(ProcProcess.children(of: session.pid))
         let logout = try await CompletedCommand.run("/usr/bin/timeout", ["20", "/usr/bin/xfce4-session-logout", "--logout"], environment: variables, in: URL(fileURLWithPath: root))
         #expect(logout.status == 0, "\(logout.output)\(logout.error)")
         try await LogindInhibitorTests.eventually(within: .seconds(20)) {

@@ -6,6 +6,7 @@ import RestoredTestSupport
 import SystemPackage
 import SystemSupport
 import Testing
+import ProcFiles
 
 /// The SDK guide's example plugin, for mpv, with real mpv players through
 /// the real daemon: several instances, each by its IPC socket, saved,
@@ -146,7 +147,7 @@ import Testing
         let units = try await manager.transientUnits()
         #expect(units.count == 3, "\(units.map(\.command))")
         #expect(units.allSatisfy { $0.name.hasPrefix("app-restored-io.mpv.Mpv@") })
-        #expect(units.compactMap { manager.spawned[$0.name] }.map(ProcessFacts.seccomp) == ["0", "0", "0"])
+        #expect(units.compactMap { manager.spawned[$0.name] }.map { ProcProcess.status("Seccomp", of: $0) } == ["0", "0", "0"])
 
         // A second restore finds them there and starts nothing.
         #expect(try await admin.call("Restore", [.strings([Self.appID]), .boolean(true)]) == [.uint32(1)])
@@ -196,10 +197,10 @@ import Testing
         #expect(abs((Self.property("time-pos", of: socket) as? Double ?? 0) - 42) < 0.5)
         let pid = try #require((Self.property("pid", of: socket) as? Double).map { Int32($0) } ?? (Self.property("pid", of: socket) as? Int).map(Int32.init))
         defer { kill(pid, SIGKILL) }
-        #expect(ProcessFacts.seccomp(of: pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: pid) == "0")
         let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
         #expect(cgroup.contains("/app.slice/app-restored-io.mpv.Mpv@"), "\(cgroup)")
         let main = try #require(Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(ProcessFacts.seccomp(of: main) == "2")
+        #expect(ProcProcess.status("Seccomp", of: main) == "2")
     }
 }

@@ -126,11 +126,11 @@ import Testing
     /// The GNOME Terminal servers on `bus` (each D-Bus activated there), and
     /// the directories of their tabs' shells.
     static func terminalServers(on bus: PrivateBus) -> [(pid: Int32, directories: Set<String>)] {
-        ProcessFacts.allProcesses().filter { pid in
-            ProcessFacts.commandLine(of: pid).first.map { $0.hasSuffix("/gnome-terminal-server") } == true
-                && ProcessFacts.environment(of: pid)["DBUS_SESSION_BUS_ADDRESS"] == bus.address
+        ProcProcess.all().filter { pid in
+            (ProcProcess.commandLine(of: pid) ?? []).first.map { $0.hasSuffix("/gnome-terminal-server") } == true
+                && ProcProcess.environment(of: pid)["DBUS_SESSION_BUS_ADDRESS"] == bus.address
         }.map { pid in
-            (pid, Set(ProcessFacts.children(of: pid).compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd") }))
+            (pid, Set(ProcProcess.children(of: pid).compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd") }))
         }
     }
 
@@ -268,7 +268,7 @@ import Testing
         let windowTitles = try await shell.titles(on: environment.bus)
         try #require(
             saved.map { before[$0.id] ?? [] } == [[directories[0], directories[1]], [directories[2], directories[3]]],
-            "\(before); the server's HOME: \(ProcessFacts.environment(of: server.pid)["HOME"] ?? "-"), its shells: \(ProcessFacts.children(of: server.pid).map { ProcessFacts.commandLine(of: $0) + [ProcessFacts.environment(of: $0)["ENV"] ?? "-", ProcessFacts.environment(of: $0)["SHELL"] ?? "-"] }), the windows: \(windowTitles)"
+            "\(before); the server's HOME: \(ProcProcess.environment(of: server.pid)["HOME"] ?? "-"), its shells: \(ProcProcess.children(of: server.pid).map { (ProcProcess.commandLine(of: $0) ?? []) + [ProcProcess.environment(of: $0)["ENV"] ?? "-", ProcProcess.environment(of: $0)["SHELL"] ?? "-"] }), the windows: \(windowTitles)"
         )
 
         // The session ends: logind says closing, and restored is stopped;

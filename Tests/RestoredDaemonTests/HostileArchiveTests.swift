@@ -5,6 +5,7 @@ import RestoredTestSupport
 import SystemPackage
 import Testing
 import TmuxControl
+import ProcFiles
 
 /// Archives written by an attacker, and strings planted by any program
 /// (a pane title set with OSC 2), replayed through the real daemon with
@@ -255,7 +256,7 @@ extension HostileArchiveTests {
         _ = try await environment.waitForNotify("READY=1")
         let admin = try await environment.admin()
         defer { admin.close() }
-        try await LogindInhibitorTests.eventually { [app, terminal].allSatisfy { ProcessFacts.commandLine(of: $0.pid).first?.contains(tag) == true } }
+        try await LogindInhibitorTests.eventually { [app, terminal].allSatisfy { (ProcProcess.commandLine(of: $0.pid) ?? []).first?.contains(tag) == true } }
         #expect(try await admin.call("Save", [.strings([SessionPluginTests.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
         app.stop()
         terminal.stop()
@@ -267,7 +268,7 @@ extension HostileArchiveTests {
             let units = Array(try await manager.transientUnits().dropFirst(before))
             var started: [(command: [String], directory: String?)] = []
             try await LogindInhibitorTests.eventually {
-                started = units.compactMap { unit in manager.spawned[unit.name].map { (ProcessFacts.commandLine(of: $0), unit.properties["WorkingDirectory"]?.stringValue) } }
+                started = units.compactMap { unit in manager.spawned[unit.name].map { ((ProcProcess.commandLine(of: $0) ?? []), unit.properties["WorkingDirectory"]?.stringValue) } }
                 return started.count == units.count && started.allSatisfy { $0.command.first?.contains(tag) == true }
             }
             for unit in units { if let pid = manager.spawned[unit.name] { kill(pid, SIGKILL) } }

@@ -8,6 +8,7 @@ import SystemPackage
 import TerminalPrograms
 import Testing
 import TmuxControl
+import ProcFiles
 
 /// restored installed by `scripts/install` under a prefix of the test's
 /// and run as its unit by a real systemd user manager (``UserManager``):
@@ -87,12 +88,12 @@ import TmuxControl
         // The plugins of its own prefix, each in a plugin host, all sandboxed.
         var hosts: [Int32] = []
         try await LogindInhibitorTests.eventually {
-            hosts = ProcessFacts.children(of: pid).filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("restored-plugin-host") == true }
+            hosts = ProcProcess.children(of: pid).filter { (ProcProcess.commandLine(of: $0) ?? []).first?.hasSuffix("restored-plugin-host") == true }
             return hosts.count == 2
         }
-        #expect(ProcessFacts.seccomp(of: pid) == "2")
-        #expect(hosts.map(ProcessFacts.seccomp) == ["2", "2"])
-        #expect(hosts.allSatisfy { ProcessFacts.commandLine(of: $0).last?.hasPrefix(prefix + "/lib/restored/plugins/") == true })
+        #expect(ProcProcess.status("Seccomp", of: pid) == "2")
+        #expect(hosts.map { ProcProcess.status("Seccomp", of: $0) } == ["2", "2"])
+        #expect(hosts.allSatisfy { (ProcProcess.commandLine(of: $0) ?? []).last?.hasPrefix(prefix + "/lib/restored/plugins/") == true })
 
         // What a logout and every package upgrade do.
         let stop = try await manager.systemctl(["stop", "restored.service"])
@@ -102,7 +103,7 @@ import TmuxControl
         #expect(!text.contains("crashed with SIGTERM"), "\(text)")
         #expect(FileManager.default.fileExists(atPath: manager.home + "/.local/state/restored/org.restored.Tmux/archive"), "\(text)")
         // Nothing of the unit is left.
-        #expect(hosts.allSatisfy { kill($0, 0) != 0 || ProcessFacts.state(of: $0) == "Z" })
+        #expect(hosts.allSatisfy { kill($0, 0) != 0 || ProcProcess.state(of: $0) == "Z" })
     }
 
     @Test("R6: a logout where the whole user manager exits at once (restored and a tmux server in its own unit stopped together) is a session end, and keeps the app saved before", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
@@ -170,11 +171,11 @@ import TmuxControl
         #expect(restore.status == 0, "\(restore.output)\(restore.error) \((try? String(contentsOfFile: installation.log, encoding: .utf8)) ?? "")")
 
         let pid = try #require(Int32(try server.run(["display-message", "-p", "-t", "=work:", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(ProcessFacts.seccomp(of: pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: pid) == "0")
         let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
         #expect(cgroup.contains("/app.slice/app-restored-tmux@"), "\(cgroup)")
         let main = try #require(Int32(try await manager.systemctl(["show", "-p", "MainPID", "--value", "restored.service"]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(ProcessFacts.seccomp(of: main) == "2")
+        #expect(ProcProcess.status("Seccomp", of: main) == "2")
     }
 
     @Test("R7: restored restarted while the session runs (an upgrade's restart, a crash that Restart=on-failure answers) is a recovery: the live tmux server is left as it is, no second one is started, and its archive stays", .enabled(if: UserManager.isAvailable, "needs root, unshare and systemd"))
@@ -343,7 +344,7 @@ import TmuxControl
         try "[Desktop Entry]\nType=Application\nName=XTerm\nExec=xterm\n".write(toFile: share + "/applications/xterm.desktop", atomically: false, encoding: .utf8)
         try await manager.systemctl(["set-environment", "XDG_DATA_DIRS=\(share)"])
         let xterms = { (display: String) in
-            manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true && ProcessFacts.environment(of: $0)["DISPLAY"] == display }
+            manager.processes.filter { (ProcProcess.commandLine(of: $0) ?? []).first?.hasSuffix("xterm") == true && ProcProcess.environment(of: $0)["DISPLAY"] == display }
         }
 
         // Yesterday: an xterm on the desktop, saved.
@@ -380,7 +381,7 @@ import TmuxControl
         let waiting = try await control(["save", "org.restored.Session"])
         #expect(waiting.output.contains("kept") || waiting.error.contains("kept"), "\(waiting.output)\(waiting.error)")
         #expect(try store.read(try AppID("org.restored.Session")).archive.objects.contains { $0.path.description.hasPrefix("xterm.desktop") })
-        let early = manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true }
+        let early = manager.processes.filter { (ProcProcess.commandLine(of: $0) ?? []).first?.hasSuffix("xterm") == true }
         #expect(early.isEmpty)
 
         // The desktop is there: its display runs and reaches the manager.
@@ -440,10 +441,10 @@ import TmuxControl
     /// shell, xterm forks and waits for libutempter's helper, which is in
     /// xterm's own directory and gone a moment later.
     static func xterms(of manager: UserManager, on display: String) -> [(pid: Int32, directory: String)] {
-        manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("xterm") == true && ProcessFacts.environment(of: $0)["DISPLAY"] == display }
+        manager.processes.filter { (ProcProcess.commandLine(of: $0) ?? []).first?.hasSuffix("xterm") == true && ProcProcess.environment(of: $0)["DISPLAY"] == display }
             .compactMap { pid in
-                let isShell = { (child: Int32) in ProcessFacts.commandLine(of: child).first.map { ForegroundProgram.shells.contains(ForegroundProgram.baseName($0)) } ?? false }
-                guard let shell = ProcessFacts.children(of: pid).first(where: isShell),
+                let isShell = { (child: Int32) in (ProcProcess.commandLine(of: child) ?? []).first.map { ForegroundProgram.shells.contains(ForegroundProgram.baseName($0)) } ?? false }
+                guard let shell = ProcProcess.children(of: pid).first(where: isShell),
                       let directory = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(shell)/cwd") else { return nil }
                 return (pid, directory)
             }
@@ -583,7 +584,7 @@ import TmuxControl
             let now = (try? await mainPID()) ?? 0
             return now != 0 && now != crashed && log().contains("restored started again during the login")
         }
-        let tmuxServers = { manager.processes.filter { ProcessFacts.commandLine(of: $0).first?.hasSuffix("tmux") == true }.count }
+        let tmuxServers = { manager.processes.filter { (ProcProcess.commandLine(of: $0) ?? []).first?.hasSuffix("tmux") == true }.count }
         let serversBefore = tmuxServers()
 
         // startx again.

@@ -3,6 +3,7 @@ import RestoredTestSupport
 import SystemPackage
 import Testing
 import TmuxControl
+import ProcFiles
 
 /// `restored-plugin-test`, the plugin authors' harness, run as they run it:
 /// on the built-in tmux plugin against a real tmux server of the test's
@@ -62,7 +63,7 @@ import TmuxControl
 
     /// The processes whose command line names `path` (a run's restored and bus).
     static func processes(naming path: String) -> [Int32] {
-        ProcessFacts.allProcesses().filter { pid in ProcessFacts.commandLine(of: pid).contains { $0.contains(path) } }
+        ProcProcess.all().filter { pid in (ProcProcess.commandLine(of: pid) ?? []).contains { $0.contains(path) } }
     }
 
     /// Runs the harness with `arguments` and `environment`.
@@ -139,7 +140,7 @@ import TmuxControl
         let pid = try #require(Int32(try tmux.run(["display-message", "-p", "-t", "=work:", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
         #expect(cgroup.contains("/app.slice/app-restored-"), "\(cgroup)")
-        #expect(ProcessFacts.seccomp(of: pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: pid) == "0")
         #expect(lines.contains { $0.hasPrefix("    pid \(pid) (") && $0.contains("outside restored's sandbox (Seccomp 0, NoNewPrivs 0)") }, "\(run.output)")
         // restored's unit is gone.
         let units = try await manager.systemctl(["list-units", "--all", "--no-legend", "restored-plugin-test-*"])
@@ -235,7 +236,7 @@ import TmuxControl
         #expect(sockets.map { ExampleMpvPluginTests.property("path", of: $0) as? String } == files)
         for socket in sockets {
             let pid = try #require((ExampleMpvPluginTests.property("pid", of: socket) as? Int).map(Int32.init))
-            #expect(ProcessFacts.seccomp(of: pid) == "0")
+            #expect(ProcProcess.status("Seccomp", of: pid) == "0")
             let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
             #expect(cgroup.contains("/app.slice/app-restored-io.mpv.Mpv@"), "\(cgroup)")
             #expect(run.output.contains("pid \(pid) ("), "\(run.output)")

@@ -5,6 +5,7 @@ import RestoredTestSupport
 import SystemPackage
 import Testing
 import X11Client
+import ProcFiles
 
 /// The session plugin in the real daemon: real processes launched from real
 /// desktop entries in the test's own `XDG_DATA_DIRS`, the user manager
@@ -79,7 +80,7 @@ import X11Client
         let admin = try await environment.admin()
         defer { admin.close() }
         // The apps have exec'd their programs (a hang guard, not a speed requirement).
-        try await LogindInhibitorTests.eventually { apps.allSatisfy { ProcessFacts.commandLine(of: $0.pid).first?.contains(tag) == true } }
+        try await LogindInhibitorTests.eventually { apps.allSatisfy { (ProcProcess.commandLine(of: $0.pid) ?? []).first?.contains(tag) == true } }
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)], "\(environment.log("restored.log"))")
 
         // What is left out says why, in restored-ctl show.
@@ -107,13 +108,13 @@ import X11Client
         // Each came back as the app itself, in its directory, each file one argument, unsandboxed.
         var started: [[String]] = []
         try await LogindInhibitorTests.eventually {
-            started = units.compactMap { manager.spawned[$0.name] }.map(ProcessFacts.commandLine(of:))
+            started = units.compactMap { manager.spawned[$0.name] }.map { ProcProcess.commandLine(of: $0) ?? [] }
             return started.count == 3 && started.allSatisfy { $0.first?.contains(tag) == true }
         }
         #expect(Set(started) == [[editor, "-f", root + "/a/one.txt", root + "/a/two.txt"], [editor, "-f", hostile], [sleeper, "3000"]])
         let directories = Set(units.compactMap { $0.properties["WorkingDirectory"]?.stringValue })
         #expect(directories == [root + "/a", root + "/b", root])
-        #expect(units.compactMap { manager.spawned[$0.name] }.map(ProcessFacts.seccomp) == ["0", "0", "0"])
+        #expect(units.compactMap { manager.spawned[$0.name] }.map { ProcProcess.status("Seccomp", of: $0) } == ["0", "0", "0"])
         #expect(!FileManager.default.fileExists(atPath: root + "/b/pwned"))
         #expect(environment.log("restored.log").contains("org.example.Gone.desktop: its desktop entry is gone; it is not reopened"))
         // The list of what was left out comes back as a list: no object of it is "not restored", and nothing of it reopens.

@@ -10,6 +10,7 @@ import SystemSupport
 import Testing
 import TmuxControl
 import TerminalPrograms
+import ProcFiles
 
 /// The tmux plugin in the real daemon, against real tmux servers on private
 /// sockets (`TMUX_TMPDIR` of the test), with the user manager played by
@@ -174,7 +175,7 @@ import TerminalPrograms
             environment: Self.shellEnvironment(tmuxDirectory), sandboxed: true
         )
         _ = try await environment.waitForNotify("READY=1")
-        #expect(ProcessFacts.seccomp(of: daemon.pid) == "2")
+        #expect(ProcProcess.status("Seccomp", of: daemon.pid) == "2")
         let admin = try await environment.admin()
         defer { admin.close() }
         #expect(try await admin.call("Save", [.strings([Self.appID])]) == [.uint32(1)])
@@ -198,14 +199,14 @@ import TerminalPrograms
         // programs in their panes, have no seccomp filter.
         let serverPIDs = units.compactMap { manager.spawned[$0.name] }
         #expect(serverPIDs.count == 2)
-        #expect(serverPIDs.map(ProcessFacts.seccomp) == ["0", "0"])
+        #expect(serverPIDs.map { ProcProcess.status("Seccomp", of: $0) } == ["0", "0"])
 
         // less runs again with its file; sleep (not on the allow-list) does not.
         let restored = try #require(try TmuxSnapshot.read(from: main).sessions.first { $0.name == "work" }?.windows.first?.panes)
         try await LogindInhibitorTests.eventually { ForegroundProgram.of(panePID: restored[0].pid)?.arguments == ["less", "notes.txt"] }
         let less = try #require(ForegroundProgram.of(panePID: restored[0].pid))
-        #expect(ProcessFacts.seccomp(of: less.pid) == "0")
-        #expect(ProcessFacts.seccomp(of: restored[1].pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: less.pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: restored[1].pid) == "0")
         #expect(ForegroundProgram.of(panePID: restored[2].pid) == nil)
 
         // Neovim comes back with its tabs, splits, files and cursors, and
@@ -214,7 +215,7 @@ import TerminalPrograms
         let restoredEditor = try await Self.neovim(in: restoredEditorPane.pid)
         let restoredSession = try NeovimSession.read(from: restoredEditor.client)
         #expect(restoredSession == savedEditor, "\(environment.log("restored.log"))")
-        #expect(ProcessFacts.seccomp(of: restoredEditor.pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: restoredEditor.pid) == "0")
 
         // With pane-contents on, a pane shows its text again above its new prompt.
         try await LogindInhibitorTests.eventually { ((try? main.run(["capture-pane", "-p", "-t", "=work:3.0"])) ?? "").contains("restored-marker-42") }
@@ -474,7 +475,7 @@ import TerminalPrograms
         #expect(try TmuxSnapshot.read(from: server).sessions.map(\.name).sorted() == [hostile, kept].sorted())
         #expect(!FileManager.default.fileExists(atPath: marker))
         let pid = try #require(Int32(try server.run(["display-message", "-p", "-t", "=\(hostile):", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(ProcessFacts.seccomp(of: pid) == "2")
+        #expect(ProcProcess.status("Seccomp", of: pid) == "2")
         let log = try String(contentsOfFile: environment.bus.directory.path + "/restored.log", encoding: .utf8)
         #expect(log.contains("no user manager answers: the tmux server default was started by restored and keeps its sandbox (it ends with restored)"))
         #expect(await daemon.terminated() == 0)

@@ -1,4 +1,7 @@
 public import Foundation
+import ProcessSpawning
+import SystemPackage
+import SystemSupport
 
 /// A command run to its end: its exit status and what it printed.
 public struct CompletedCommand: Sendable {
@@ -14,12 +17,13 @@ public struct CompletedCommand: Sendable {
     /// (never a cooperative one). Its output goes through files in
     /// `directory`, removed afterwards.
     public static func run(_ path: String, _ arguments: [String], environment: [String: String], in directory: URL) async throws -> CompletedCommand {
-        let result: Result<CompletedCommand, any Error> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { try runBlocking(path, arguments, environment: environment, in: directory) })
+        try await OffPool.run { () throws(CompletedCommandError) in
+            do {
+                return try runBlocking(path, arguments, environment: environment, in: directory)
+            } catch {
+                throw CompletedCommandError(description: "\(error)")
             }
         }
-        return try result.get()
     }
 
     /// ``run(_:_:environment:in:)`` on the calling thread: for cleanup
@@ -36,26 +40,40 @@ public struct CompletedCommand: Sendable {
             try? FileManager.default.removeItem(atPath: outputFile)
             try? FileManager.default.removeItem(atPath: errorFile)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, path, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw ChildProcessError("cannot start \(path): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) == -1 && errno == EINTR {}
-        let exited = status & 0x7F == 0
+        // Through files, not pipes: a program that leaves a daemon behind
+        // (tmux starting its server) is done when it exits itself.
+        func create(_ path: String) throws -> FileDescriptor {
+            try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: .ownerReadWrite)
+        }
+        let output = try create(outputFile)
+        defer { try? output.close() }
+        let errors = try create(errorFile)
+        defer { try? errors.close() }
+        let child: ProcessSpawning.ChildProcess
+        do {
+            child = try ProcessSpawning.ChildProcess.spawn(
+                FilePath(path), arguments: [path] + arguments, environment: environment,
+                options: SpawnOptions(input: .null, output: .descriptor(output), errors: .descriptor(errors))
+            )
+        } catch {
+            throw ChildProcessError("cannot start \(path): \(error)")
+        }
+        let ending = child.reap(within: .seconds(365 * 86_400))
+        let status: Int32
+        switch ending {
+        case .exited(let code): status = code
+        case .signaled(let signal): status = 128 + signal
+        }
         return CompletedCommand(
-            status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F),
+            status: status,
             output: (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? "",
             error: (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
         )
     }
+}
+
+/// Why a command could not be run (not how it ended: that is its status).
+public struct CompletedCommandError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
 }

@@ -16,7 +16,7 @@ public final class DBusMock {
     public static func start(name: String, arguments: [String], on bus: PrivateBus, log: String, environment extra: [String: String] = [:]) async throws -> DBusMock {
         let python = "/usr/bin/python3"
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw PrivateBusError("\(python) is missing: install the Debian package python3-dbusmock (scripts/setup does)")
+            throw TestSetupError("\(python) is missing: install the Debian package python3-dbusmock (scripts/setup does)")
         }
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
@@ -32,7 +32,7 @@ public final class DBusMock {
         while await control.owner(of: name) == nil {
             guard ContinuousClock.now < deadline else {
                 process.stop()
-                throw PrivateBusError("the mock of \(name) did not start; see \(bus.directory.path)/\(log) (is python3-dbusmock installed?)")
+                throw TestSetupError("the mock of \(name) did not start; see \(bus.directory.path)/\(log) (is python3-dbusmock installed?)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -72,7 +72,7 @@ public final class DesktopPortal {
     private static func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw PrivateBusError("timed out waiting for \(what)") }
+            guard ContinuousClock.now < deadline else { throw TestSetupError("timed out waiting for \(what)") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

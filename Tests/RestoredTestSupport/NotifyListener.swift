@@ -1,6 +1,7 @@
 // The service manager's end of NOTIFY_SOCKET, played by a test.
 
 import Foundation
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -61,11 +62,7 @@ public final class NotifyListener {
     /// hold one of the few cooperative threads while it waits.
     public func receiveOffPool(timeout: Int32 = 5_000) async throws -> String? {
         let descriptor = self.descriptor
-        let result: Result<String?, any Error> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { try Self.receive(from: descriptor, timeout: timeout) })
-            }
-        }
+        let result: Result<String?, any Error> = await OffPool.run { Result { try Self.receive(from: descriptor, timeout: timeout) } }
         return try result.get()
     }
 

@@ -1,5 +1,5 @@
-import Dispatch
 import Glibc
+import SystemSupport
 
 /// A lock tests take around what they cannot share with each other while
 /// Swift Testing runs them in parallel, such as the running programs the
@@ -17,17 +17,15 @@ public final class SharedTestLock {
     public static func acquire(_ name: String) async throws -> SharedTestLock {
         let path = "/tmp/restored-test-\(name).lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw PrivateBusError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        let locked: Int32 = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var result: Int32
-                repeat { result = flock(descriptor, LOCK_EX) } while result != 0 && errno == EINTR
-                continuation.resume(returning: result)
-            }
+        guard descriptor >= 0 else { throw TestSetupError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let locked: Int32 = await OffPool.run {
+            var result: Int32
+            repeat { result = flock(descriptor, LOCK_EX) } while result != 0 && errno == EINTR
+            return result
         }
         guard locked == 0 else {
             close(descriptor)
-            throw PrivateBusError("cannot lock \(path)")
+            throw TestSetupError("cannot lock \(path)")
         }
         return SharedTestLock(descriptor: descriptor)
     }

@@ -1,5 +1,7 @@
 import Foundation
+import ProcFiles
 import RestoredDBus
+import RestoredTesting
 
 /// A real systemd user manager (`systemd --user`) for one test, where the
 /// real behaviour matters: unit files as installed, `Type=notify`, the
@@ -194,17 +196,7 @@ public final class UserManager {
 
     private static func processes(inCgroup cgroup: String) -> [Int32] {
         guard let hierarchy = hierarchies.first(where: { $0.hasSuffix("/systemd") || $0 == "/sys/fs/cgroup" }) else { return [] }
-        return processes(under: hierarchy + "/" + cgroup)
-    }
-
-    private static func processes(under path: String) -> [Int32] {
-        let own = ((try? String(contentsOfFile: path + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-        let children = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-            .flatMap { name -> [Int32] in
-                var isDirectory: ObjCBool = false
-                return FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue ? processes(under: path + "/" + name) : []
-            }
-        return own + children
+        return ControlGroup.processes(under: hierarchy + "/" + cgroup)
     }
 
     /// Asks the manager to exit, as a logout does (every unit stopped
@@ -212,7 +204,7 @@ public final class UserManager {
     public func exit(timeout: Duration = .seconds(30)) async throws {
         try await systemctl(["exit"])
         let deadline = ContinuousClock.now + timeout
-        while kill(process.pid, 0) == 0, ProcessFacts.state(of: process.pid) != "Z", ContinuousClock.now < deadline {
+        while kill(process.pid, 0) == 0, ProcProcess.state(of: process.pid) != "Z", ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -230,7 +222,7 @@ public final class UserManager {
     private static func cleanUp(process: ChildProcess, cgroup: String, directory: String, client: [String: String]) {
         _ = try? CompletedCommand.runNow("/bin/systemctl", ["--user", "exit"], environment: client, in: URL(fileURLWithPath: directory))
         let deadline = ContinuousClock.now + .seconds(10)
-        while kill(process.pid, 0) == 0, ProcessFacts.state(of: process.pid) != "Z", ContinuousClock.now < deadline { usleep(50_000) }
+        while kill(process.pid, 0) == 0, ProcProcess.state(of: process.pid) != "Z", ContinuousClock.now < deadline { usleep(50_000) }
         for _ in 0 ..< 3 {
             let left = processes(inCgroup: cgroup)
             if left.isEmpty { break }

@@ -4,6 +4,7 @@ import PluginToolkit
 import RestoredTestSupport
 import SystemPackage
 import Testing
+import ProcFiles
 
 /// The plugin toolkit's pieces, each against the real thing it reads or
 /// talks to: a listening socket, the process table, a real user manager.
@@ -95,7 +96,7 @@ import Testing
         #expect(unit.hasPrefix("app-restored-org.example.Sleeper@"))
         let pid = try #require(launched.last.flatMap { Int32($0) })
         defer { kill(pid, SIGKILL) }
-        #expect(ProcessFacts.commandLine(of: pid) == ["sleep", "3600"])
+        #expect((ProcProcess.commandLine(of: pid) ?? []) == ["sleep", "3600"])
         let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
         #expect(cgroup.contains("/app.slice/\(unit)"), "\(cgroup)")
 

@@ -4,6 +4,7 @@ import UnitLaunching
 import RestoredTestSupport
 import SystemPackage
 import Testing
+import ProcFiles
 
 /// Starting programs outside restored: by the user manager (played by
 /// python3-dbusmock's systemd template, extended to start what it is asked
@@ -173,7 +174,7 @@ import Testing
         let lines = status.output.split(separator: "\n").map(String.init)
         let pid = try #require(lines.first.flatMap { Int32($0) })
         #expect(UserUnitLauncherTests.cwd(of: pid) == directory)
-        #expect(ProcessFacts.seccomp(of: pid) == "0")
+        #expect(ProcProcess.status("Seccomp", of: pid) == "0")
         #expect(lines.last?.contains("/app.slice/\(unit)") == true, "\(lines)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/ran"))
     }

@@ -69,4 +69,41 @@ public enum ProcProcess {
     public static func directory(of pid: Int32, proc: String = "/proc") -> String? {
         try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(pid)/cwd")
     }
+
+    /// Its state letter from `stat` (`R`, `S`, `Z` for a zombie ...); nil
+    /// when it is gone.
+    public static func state(of pid: Int32, proc: String = "/proc") -> String? {
+        statFields(of: pid, proc: proc)?.first.map(String.init)
+    }
+
+    /// Its process group, from `stat`.
+    public static func processGroup(of pid: Int32, proc: String = "/proc") -> Int32? {
+        guard let fields = statFields(of: pid, proc: proc), fields.count > 2 else { return nil }
+        return Int32(fields[2])
+    }
+
+    /// The value of the line `NAME:` of its `status`, trimmed; nil when
+    /// there is none or it is gone.
+    public static func status(_ name: String, of pid: Int32, proc: String = "/proc") -> String? {
+        let line = ProcFile.text(atPath: "\(proc)/\(pid)/status")?.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+        return line.map { line in
+            let value = line.dropFirst(name.count + 1).drop(while: \.isWhitespace)
+            return String(value.reversed().drop(while: \.isWhitespace).reversed())
+        }
+    }
+
+    /// Its seccomp mode (`Seccomp:` of `status`: 0 none, 1 strict, 2 a filter).
+    public static func seccompMode(of pid: Int32, proc: String = "/proc") -> Int? {
+        status("Seccomp", of: pid, proc: proc).flatMap { Int($0) }
+    }
+
+    /// Whether it runs with `NoNewPrivs` set (`status`).
+    public static func hasNoNewPrivileges(_ pid: Int32, proc: String = "/proc") -> Bool? {
+        status("NoNewPrivs", of: pid, proc: proc).map { $0 == "1" }
+    }
+
+    /// Every process there is now.
+    public static func all(proc: String = "/proc") -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: proc)) ?? []).compactMap { Int32($0) }
+    }
 }
