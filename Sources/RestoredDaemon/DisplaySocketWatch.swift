@@ -17,7 +17,8 @@ import Synchronization
 /// while it does not exist, its parent is watched for that one name (it is
 /// root's, mode 1777: restored never makes it), and once it is made its X
 /// sockets are watched, those already there reported at once; when it goes,
-/// its parent is watched again.
+/// its parent is watched again. The changes are an async sequence
+/// (``changes``), ended by ``stop()``.
 ///
 /// Unchecked Sendable: its dispatch source is safe to cancel from any
 /// thread, its watches change only on its queue, under a lock.
@@ -60,15 +61,15 @@ final class DisplaySocketWatch: @unchecked Sendable {
     private let problem: @Sendable (String) -> Void
     /// The watches by descriptor.
     private let watches: Mutex<[Int32: Watched]>
+    /// Each display socket made or removed, in order, until ``stop()``.
+    let changes: AsyncStream<Change>
+    private let changed: AsyncStream<Change>.Continuation
 
     /// Watches `x11Directory` (or its parent until it exists) and
-    /// `runtimeDirectory` (when given), calling `changed` for each display
-    /// socket made or removed; nil when nothing can be watched (the reason
+    /// `runtimeDirectory` (when given), telling each display socket made or
+    /// removed in ``changes``; nil when nothing can be watched (the reason
     /// is in `problem`).
-    init?(
-        runtimeDirectory: String?, x11Directory: String = DisplaySocketWatch.x11Directory,
-        problem: @escaping @Sendable (String) -> Void, changed: @escaping @Sendable (Change) -> Void
-    ) {
+    init?(runtimeDirectory: String?, x11Directory: String = DisplaySocketWatch.x11Directory, problem: @escaping @Sendable (String) -> Void) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard descriptor >= 0 else {
             problem("cannot watch display sockets (inotify_init1: \(String(cString: strerror(errno)))); restored looks for a desktop once a minute instead (one that starts graphical-session.target is seen at once); raise fs.inotify.max_user_instances if it is used up, then restart restored")
@@ -92,16 +93,20 @@ final class DisplaySocketWatch: @unchecked Sendable {
         self.problem = problem
         x11Path = x11Directory
         self.watches = Mutex(watches)
+        (changes, changed) = AsyncStream.makeStream()
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "restored.display-sockets"))
-        source.setEventHandler { [weak self] in
+        source.setEventHandler { [weak self, changed] in
             guard let self else { return }
-            for change in handle(InotifyEvent.drain(descriptor)) { changed(change) }
+            for change in handle(InotifyEvent.drain(descriptor)) { changed.yield(change) }
         }
-        source.setCancelHandler { close(descriptor) }
+        source.setCancelHandler { [changed] in
+            close(descriptor)
+            changed.finish()
+        }
         source.activate()
     }
 
-    /// Stops watching.
+    /// Stops watching, which ends ``changes``.
     func stop() {
         source.cancel()
     }

@@ -9,50 +9,61 @@ import RestoredDBus
 /// `PropertiesChanged` on the user's object, where it sends it); the
 /// user's `State` is read after each, on the system bus, and handed on when
 /// it changed.
-struct LogindUserWatch {
+struct LogindUserWatch: Sendable {
     static let busName = "org.freedesktop.login1"
     static let managerPath = "/org/freedesktop/login1"
 
-    /// Follows the user's sessions on `system`, handing each new state to
-    /// `send`; false without logind.
-    static func start(on system: DBusConnection, send: @escaping @Sendable (DesktopSession.Signal) -> Void) async -> Bool {
+    private let system: DBusConnection
+    /// The user's object.
+    private let path: String
+    /// The manager's signals of sessions and users.
+    private let sessions: AsyncStream<DBusMessage>
+    /// The user's `PropertiesChanged`.
+    private let user: AsyncStream<DBusMessage>
+
+    /// Subscribes to logind's signals of the user's sessions on `system`;
+    /// nil without logind, or when it does not list the user.
+    static func subscribe(on system: DBusConnection) async -> LogindUserWatch? {
         guard await system.owner(of: busName) != nil,
               let path = await userPath(on: system, within: .seconds(1)),
               let sessions = try? await system.signals(matching: DBusMatchRule(sender: busName, path: managerPath, interface: "org.freedesktop.login1.Manager")),
               let user = try? await system.signals(matching: DBusMatchRule(sender: busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
-        else { return false }
-        let state: @Sendable () async -> String? = {
-            try? await system.call(
-                destination: busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-                arguments: [.string("org.freedesktop.login1.User"), .string("State")], timeout: .seconds(1)
-            ).first?.stringValue
-        }
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                let (changes, change) = AsyncStream<String>.makeStream()
-                group.addTask {
-                    for await signal in sessions {
-                        guard let member = signal.member, ["SessionNew", "SessionRemoved", "UserNew", "UserRemoved"].contains(member) else { continue }
-                        change.yield(member)
-                    }
-                    change.finish()
+        else { return nil }
+        return LogindUserWatch(system: system, path: path, sessions: sessions, user: user)
+    }
+
+    /// Hands each new state of the user to `send` (read after each signal
+    /// that may change it) until the bus closes or the task is cancelled.
+    func run(send: @escaping @Sendable (DesktopSession.Signal) -> Void) async {
+        let (changes, change) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await signal in sessions {
+                    guard let member = signal.member, ["SessionNew", "SessionRemoved", "UserNew", "UserRemoved"].contains(member) else { continue }
+                    change.yield()
                 }
-                group.addTask {
-                    for await _ in user {
-                        change.yield("PropertiesChanged")
-                    }
-                }
-                group.addTask {
-                    var last = await state()
-                    for await _ in changes {
-                        guard let now = await state(), now != last else { continue }
-                        last = now
-                        send(.userState(now))
-                    }
+                change.finish()
+            }
+            group.addTask {
+                for await _ in user { change.yield() }
+            }
+            group.addTask {
+                var last = await state()
+                for await _ in changes {
+                    guard let now = await state(), now != last else { continue }
+                    last = now
+                    send(.userState(now))
                 }
             }
         }
-        return true
+    }
+
+    /// The user's `State`, nil when logind does not answer within a second.
+    private func state() async -> String? {
+        try? await system.call(
+            destination: Self.busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string("org.freedesktop.login1.User"), .string("State")], timeout: .seconds(1)
+        ).first?.stringValue
     }
 
     /// The object of restored's user, from `ListUsers` (python-dbusmock's

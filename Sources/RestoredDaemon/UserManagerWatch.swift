@@ -9,44 +9,56 @@ import RestoredDBus
 /// `JobRemoved`, so it wakes for nothing else. The manager sends nothing
 /// when its environment changes (`SetEnvironment`, measured on systemd
 /// 252): ``DesktopSession`` looks again after these signals for that.
-struct UserManagerWatch {
+struct UserManagerWatch: Sendable {
     static let busName = "org.freedesktop.systemd1"
     static let managerPath = "/org/freedesktop/systemd1"
     static let managerInterface = "org.freedesktop.systemd1.Manager"
     /// The object of `graphical-session.target` (systemd escapes `-` as `_2d`, `.` as `_2e`).
     static let targetPath = "/org/freedesktop/systemd1/unit/graphical_2dsession_2etarget"
 
-    /// Subscribes and hands each signal to `send` until the bus closes;
-    /// false when the manager is not on the bus.
-    static func start(on bus: DBusConnection, send: @escaping @Sendable (DesktopSession.Signal) -> Void) async -> Bool {
+    /// The target's `PropertiesChanged` signals.
+    private let target: AsyncStream<DBusMessage>
+    /// The manager's `JobRemoved` signals.
+    private let jobs: AsyncStream<DBusMessage>
+
+    /// Subscribes to the manager's signals on `bus`; nil when the manager
+    /// is not on it.
+    static func subscribe(on bus: DBusConnection) async -> UserManagerWatch? {
         guard let target = try? await bus.signals(matching: DBusMatchRule(
             sender: busName, path: targetPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
         )), let jobs = try? await bus.signals(matching: DBusMatchRule(
             sender: busName, path: managerPath, interface: managerInterface, member: "JobRemoved"
-        )) else { return false }
+        )) else { return nil }
         guard (try? await bus.call(destination: busName, path: managerPath, interface: managerInterface, member: "Subscribe", timeout: .seconds(2))) != nil else {
-            return false
+            return nil
         }
-        Task {
-            var reading = TargetReading()
-            for await signal in target {
-                guard let arguments = try? signal.arguments(), arguments.first?.stringValue == "org.freedesktop.systemd1.Unit",
-                      let properties = arguments.dropFirst().first?.stringKeyedValue, let active = reading.news(in: properties)
-                else { continue }
-                send(.target(active: active))
+        return UserManagerWatch(target: target, jobs: jobs)
+    }
+
+    /// Hands each news of the manager to `send` until the bus closes or
+    /// the task is cancelled.
+    func run(send: @escaping @Sendable (DesktopSession.Signal) -> Void) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                var reading = TargetReading()
+                for await signal in target {
+                    guard let arguments = try? signal.arguments(), arguments.first?.stringValue == "org.freedesktop.systemd1.Unit",
+                          let properties = arguments.dropFirst().first?.stringKeyedValue, let active = reading.news(in: properties)
+                    else { continue }
+                    send(.target(active: active))
+                }
+            }
+            group.addTask {
+                for await signal in jobs {
+                    // A desktop starts its session targets (gnome-session's,
+                    // plasma-workspace.target, sway-session.target ...); services
+                    // and the timers of a lingering user's podman or syncthing
+                    // are no news of it.
+                    guard let unit = (try? signal.arguments())?.dropFirst(2).first?.stringValue, unit.hasSuffix(".target") else { continue }
+                    send(.look("the user manager finished a job of \(unit)", settling: true))
+                }
             }
         }
-        Task {
-            for await signal in jobs {
-                // A desktop starts its session targets (gnome-session's,
-                // plasma-workspace.target, sway-session.target ...); services
-                // and the timers of a lingering user's podman or syncthing
-                // are no news of it.
-                guard let unit = (try? signal.arguments())?.dropFirst(2).first?.stringValue, unit.hasSuffix(".target") else { continue }
-                send(.look("the user manager finished a job of \(unit)", settling: true))
-            }
-        }
-        return true
     }
 
     /// The news in the target's `PropertiesChanged` signals: a change of

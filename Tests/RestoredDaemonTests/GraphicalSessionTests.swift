@@ -34,13 +34,11 @@ import Testing
     @Test("A display's socket made or removed in the runtime directory is seen at once (inotify), and other files there are not displays")
     func displaySockets() async throws {
         let root = try TemporaryTestDirectory()
-        let (changes, change) = AsyncStream<DisplaySocketWatch.Change>.makeStream()
         // The X sockets' directory is one of the test's own, not there.
-        let watch = try #require(DisplaySocketWatch(runtimeDirectory: root.path, x11Directory: root.path + "/x11", problem: { Issue.record("\($0)") }) { found in
-            change.yield(found)
-        })
+        let made = DisplaySocketWatch(runtimeDirectory: root.path, x11Directory: root.path + "/x11", problem: { Issue.record("\($0)") })
+        let watch = try #require(made)
         defer { watch.stop() }
-        var seen = changes.makeAsyncIterator()
+        var seen = watch.changes.makeAsyncIterator()
         try Data().write(to: URL(fileURLWithPath: root.path + "/wayland-7.lock"))
         try Data().write(to: URL(fileURLWithPath: root.path + "/bus"))
         let listener = try #require(Self.listen(at: root.path + "/wayland-7"))
@@ -59,10 +57,10 @@ import Testing
     func x11DirectoryMadeLater() async throws {
         let root = try TemporaryTestDirectory()
         let x11 = root.path + "/.X11-unix"
-        let (changes, change) = AsyncStream<DisplaySocketWatch.Change>.makeStream()
-        let watch = try #require(DisplaySocketWatch(runtimeDirectory: nil, x11Directory: x11, problem: { Issue.record("\($0)") }) { change.yield($0) })
+        let made = DisplaySocketWatch(runtimeDirectory: nil, x11Directory: x11, problem: { Issue.record("\($0)") })
+        let watch = try #require(made)
         defer { watch.stop() }
-        var seen = changes.makeAsyncIterator()
+        var seen = watch.changes.makeAsyncIterator()
         // Made with a socket already in it, as an X server does (moved in whole).
         let staging = root.path + "/staging"
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
@@ -95,7 +93,8 @@ import Testing
         let x11 = parent + "/.X11-unix"
         try FileManager.default.createDirectory(atPath: x11, withIntermediateDirectories: true)
         let (problems, problem) = AsyncStream<String>.makeStream()
-        let watch = try #require(DisplaySocketWatch(runtimeDirectory: nil, x11Directory: x11, problem: { problem.yield($0) }) { _ in })
+        let made = DisplaySocketWatch(runtimeDirectory: nil, x11Directory: x11, problem: { problem.yield($0) })
+        let watch = try #require(made)
         defer { watch.stop() }
         try FileManager.default.removeItem(atPath: parent)
         var said = problems.makeAsyncIterator()
@@ -113,9 +112,13 @@ import Testing
         let bus = try await DBusConnection.connect(to: .address(manager.busAddress))
         defer { bus.close() }
         let seen = Mutex<[Bool]>([])
-        #expect(await UserManagerWatch.start(on: bus) { signal in
-            if case .target(let active) = signal { seen.withLock { $0.append(active) } }
-        })
+        let watch = try #require(await UserManagerWatch.subscribe(on: bus))
+        let watching = Task {
+            await watch.run { signal in
+                if case .target(let active) = signal { seen.withLock { $0.append(active) } }
+            }
+        }
+        defer { watching.cancel() }
         // graphical-session.target stops once unneeded, after `systemctl
         // stop` of the target bound to it has returned: each step waits for
         // the manager to say the state, then for the news of it.
