@@ -37,12 +37,20 @@ final class SaveCoordinator: Sendable {
     private let engine: RestorationEngine
     private let state: DaemonState
     private let walkTimeout: Duration
+    private let desktopEndBudget: Duration
     private let logger: Logger
     private let sessionEnd = Mutex<SessionEndSave?>(nil)
     /// The apps not ``AppSaveState/live``.
     private let states = Mutex<[AppID: AppSaveState]>([:])
 
-    init(registry: AppRegistry, engine: RestorationEngine, state: DaemonState, walkTimeout: Duration, logger: Logger) {
+    /// The coordinator of `registry`'s saves; `desktopEndBudget` bounds
+    /// the save at a desktop's end (``desktopEndSaveBudget``; a test on a
+    /// loaded machine gives more).
+    init(
+        registry: AppRegistry, engine: RestorationEngine, state: DaemonState, walkTimeout: Duration, logger: Logger,
+        desktopEndBudget: Duration = SaveCoordinator.desktopEndSaveBudget
+    ) {
+        self.desktopEndBudget = desktopEndBudget
         self.registry = registry
         self.engine = engine
         self.state = state
@@ -75,6 +83,7 @@ final class SaveCoordinator: Sendable {
     /// The desktop ended (`reason`): `hosts` (the plugins that need one)
     /// end with it. Unless its ending saved them (`savedAtEnding`), every
     /// app is saved for the session end, within ``desktopEndSaveBudget``
+    /// (or the budget given at init)
     /// (a desktop's word of its end may come only as its display goes, as
     /// sway's does); then its apps are kept until the next desktop. They
     /// stop being walked first: an autosave under way writes nothing.
@@ -87,7 +96,7 @@ final class SaveCoordinator: Sendable {
             }
         }
         if !savedAtEnding {
-            await saveForSessionEnd(source: "the desktop ended: \(reason)", budget: Self.desktopEndSaveBudget, atDesktopEnd: true)
+            await saveForSessionEnd(source: "the desktop ended: \(reason)", budget: desktopEndBudget, atDesktopEnd: true)
         }
         states.withLock { states in
             for host in ending where states[host.appID] == .endingWithDesktop { states[host.appID] = .keptUntilNextDesktop }
