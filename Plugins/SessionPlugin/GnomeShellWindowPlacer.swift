@@ -1,5 +1,5 @@
 import Glibc
-import PluginSupport
+import PluginToolkit
 import RestoredDBus
 
 /// Window places on GNOME Shell, through restored's own extension
@@ -31,35 +31,23 @@ struct GnomeShellWindowPlacer: WindowPlacer {
     /// not moved.
     static let rulesLifetime: UInt32 = 60
 
-    /// Its session bus connection, which the save's other readers of the
+    /// Its session bus client, which the save's other readers of the
     /// desktop share (``GnomeTerminalTabs``).
-    let connection: DBusConnection
+    let bus: DBusClient
 
     /// A placer when the extension answers on the session bus within 2 s;
     /// nil without GNOME Shell, without the extension, or when it refuses.
     init?(environment: [String: String]) {
         let deadline = ContinuousClock.now + .seconds(2)
-        guard let found = try? Blocking.run(until: deadline, { () async throws -> DBusConnection? in
-            let connection = try await DBusConnection.connect(to: .session, within: .seconds(2))
-            guard (try? await connection.call(
-                destination: Self.shellName, path: Self.objectPath, interface: Self.interface, member: "Monitors", timeout: .seconds(2)
-            )) != nil else {
-                connection.close()
-                return nil
-            }
-            return connection
-        }), let connection = found else { return nil }
-        self.connection = connection
+        guard let bus = try? DBusClient.connect(until: deadline),
+              (try? bus.call("Monitors", of: Self.interface, at: Self.objectPath, on: Self.shellName, until: deadline)) != nil
+        else { return nil }
+        self.bus = bus
     }
 
     /// Calls `member` of the extension; nil when it does not answer within 5 s.
     private func call(_ member: String, _ arguments: [DBusValue] = []) -> [DBusValue]? {
-        let connection = connection
-        return try? Blocking.run(until: .now + .seconds(5)) { () async throws -> [DBusValue] in
-            try await connection.call(
-                destination: Self.shellName, path: Self.objectPath, interface: Self.interface, member: member, arguments: arguments, timeout: .seconds(5)
-            )
-        } ?? nil
+        try? bus.call(member, of: Self.interface, at: Self.objectPath, on: Self.shellName, arguments: arguments, until: .now + .seconds(5))
     }
 
     func windows() -> [PlacedWindow]? {

@@ -1,4 +1,4 @@
-import PluginSupport
+import PluginToolkit
 import ProcFiles
 import RestoredDBus
 import TerminalPrograms
@@ -43,28 +43,19 @@ struct GnomeTerminalTabs {
     /// Its search provider's object path.
     static let searchProviderPath = "/org/gnome/Terminal/SearchProvider"
 
-    private let connection: DBusConnection
+    private let bus: DBusClient
 
-    /// The server's tabs as `connection` (the session bus) tells them,
-    /// when `server` owns ``busName`` there.
-    private init?(server: Int32, on connection: DBusConnection) {
-        let owner = try? Blocking.run(until: .now + .seconds(2)) { () async throws -> [DBusValue] in
-            try await connection.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetConnectionUnixProcessID", arguments: [.string(Self.busName)], timeout: .seconds(2)
-            )
-        }
-        guard owner?.first?.int64Value == Int64(server) else { return nil }
-        self.connection = connection
+    /// The server's tabs as `bus` (the session bus) tells them, when
+    /// `server` owns ``busName`` there.
+    private init?(server: Int32, on bus: DBusClient) {
+        guard (try? bus.processID(of: Self.busName, until: .now + .seconds(2))) == server else { return nil }
+        self.bus = bus
     }
 
     /// Calls `member` of `interface` at `path` on the server; nil when it
     /// does not answer within 2 s.
     private func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue]) -> [DBusValue]? {
-        let connection = connection
-        return try? Blocking.run(until: .now + .seconds(2)) { () async throws -> [DBusValue] in
-            try await connection.call(destination: Self.busName, path: path, interface: interface, member: member, arguments: arguments, timeout: .seconds(2))
-        } ?? nil
+        try? bus.call(member, of: interface, at: path, on: Self.busName, arguments: arguments, until: .now + .seconds(2))
     }
 
     /// Whether action `name` of window `path` is enabled, and its state when it is an `i`.
@@ -115,13 +106,13 @@ struct GnomeTerminalTabs {
     /// does not add up; `countAtEnd`: windows whose count the actions do
     /// not tell are counted by activating their last tab (the session ends).
     static func group(
-        _ shells: TerminalShells, server: Int32, on connection: DBusConnection, windows: [PlacedWindow], countAtEnd: Bool, proc: String = "/proc"
+        _ shells: TerminalShells, server: Int32, on bus: DBusClient, windows: [PlacedWindow], countAtEnd: Bool, proc: String = "/proc"
     ) throws(Untold) -> (shells: [TerminalShells.Shell], counts: [Int], toldByTitles: Bool) {
         guard shells.pids.count == shells.shells.count else { throw Untold("its shells were not read from it") }
         guard windows.allSatisfy({ $0.applicationPath != nil && $0.recency != nil }) else {
             throw Untold("GNOME Shell does not say each window's object path and use")
         }
-        guard let server = GnomeTerminalTabs(server: server, on: connection) else { throw Untold("it does not own \(busName) on the session bus") }
+        guard let server = GnomeTerminalTabs(server: server, on: bus) else { throw Untold("it does not own \(busName) on the session bus") }
         // Every tab, in the server's window list order.
         guard let listed = server.call(searchProviderPath, "org.gnome.Shell.SearchProvider2", "GetInitialResultSet", [.strings([""])])?.first?.arrayValue
         else { throw Untold("its search provider does not answer (shell-integration-enabled off?)") }

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import PluginSupport
+import PluginToolkit
 import ProcFiles
 import RestoredDBus
 import SavedText
@@ -57,7 +57,7 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
         var claimed = false
     }
 
-    private let connection: DBusConnection
+    private let bus: DBusClient
     private let script: String
     private let kwin: String
     private let state = Mutex(State())
@@ -66,21 +66,12 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
     /// script is installed; nil otherwise.
     init?(environment: [String: String]) {
         guard let script = Self.installedScript(environment: environment) else { return nil }
-        let found = try? Blocking.run(until: .now + .seconds(3)) { () async throws -> (DBusConnection, String)? in
-            let connection = try await DBusConnection.connect(to: .session, within: .seconds(2))
-            guard let kwin = await connection.owner(of: "org.kde.KWin"),
-                  (try? await connection.call(
-                      destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: "isScriptLoaded",
-                      arguments: [.string(Self.scriptName)], timeout: .seconds(2)
-                  )) != nil
-            else {
-                connection.close()
-                return nil
-            }
-            return (connection, kwin)
-        }
-        guard let (connection, kwin) = found ?? nil else { return nil }
-        self.connection = connection
+        let deadline = ContinuousClock.now + .seconds(3)
+        guard let bus = try? DBusClient.connect(until: deadline),
+              let kwin = try? bus.owner(of: "org.kde.KWin", until: deadline),
+              (try? bus.call("isScriptLoaded", of: "org.kde.kwin.Scripting", at: "/Scripting", on: "org.kde.KWin", arguments: [.string(Self.scriptName)], until: deadline)) != nil
+        else { return nil }
+        self.bus = bus
         self.script = script
         self.kwin = kwin
     }
@@ -89,7 +80,7 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
     /// finds no one to call, and the next start unloads it. Nothing here
     /// waits: the last reference may go on a thread of the task pool.
     deinit {
-        connection.close()
+        bus.close()
     }
 
     /// The installed script in `XDG_DATA_HOME` or an `XDG_DATA_DIRS` entry.
@@ -103,42 +94,31 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
     /// Owns the name, serves the object, and loads and runs the script.
     private func start() -> Bool {
         state.withLock { $0.running = true }
-        connection.export(path: Self.objectPath, interfaces: [serviceInterface()])
-        let connection = connection, script = script
-        let started = try? Blocking.run(until: .now + .seconds(5)) { () async throws -> Bool in
-            try await connection.requestName(Self.busName)
-            _ = try? await connection.call(
-                destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: "unloadScript", arguments: [.string(Self.scriptName)]
-            )
-            let reply = try await connection.call(
-                destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: "loadScript",
-                arguments: [.string(script), .string(Self.scriptName)], timeout: .seconds(3)
-            )
-            guard let id = reply.first?.int64Value, id >= 0 else { return false }
-            // 5.27 serves a loaded script at /ID, later versions at /Scripting/ScriptID.
-            for path in ["/Scripting/Script\(id)", "/\(id)"] {
-                if (try? await connection.call(destination: "org.kde.KWin", path: path, interface: "org.kde.kwin.Script", member: "run", timeout: .seconds(3))) != nil {
-                    return true
-                }
+        bus.connection.export(path: Self.objectPath, interfaces: [serviceInterface()])
+        let deadline = ContinuousClock.now + .seconds(5)
+        guard (try? bus.requestName(Self.busName, until: deadline)) != nil else { return false }
+        _ = try? bus.call("unloadScript", of: "org.kde.kwin.Scripting", at: "/Scripting", on: "org.kde.KWin", arguments: [.string(Self.scriptName)], until: deadline)
+        let reply = try? bus.call(
+            "loadScript", of: "org.kde.kwin.Scripting", at: "/Scripting", on: "org.kde.KWin", arguments: [.string(script), .string(Self.scriptName)],
+            until: min(deadline, .now + .seconds(3))
+        )
+        guard let id = reply?.first?.int64Value, id >= 0 else { return false }
+        // 5.27 serves a loaded script at /ID, later versions at /Scripting/ScriptID.
+        for path in ["/Scripting/Script\(id)", "/\(id)"] {
+            if (try? bus.call("run", of: "org.kde.kwin.Script", at: path, on: "org.kde.KWin", until: min(deadline, .now + .seconds(3)))) != nil {
+                return true
             }
-            return false
         }
-        return started ?? false
+        return false
     }
 
     /// Unloads the script and gives the name up, once.
     private func stop() {
         guard state.withLock({ state in defer { state.running = false }; return state.running }) else { return }
-        let connection = connection
-        _ = try? Blocking.run(until: .now + .seconds(3)) { () async throws in
-            _ = try? await connection.call(
-                destination: "org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting", member: "unloadScript", arguments: [.string(Self.scriptName)]
-            )
-            _ = try? await connection.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ReleaseName", arguments: [.string(Self.busName)]
-            )
-        }
-        connection.unexport(path: Self.objectPath)
+        let deadline = ContinuousClock.now + .seconds(3)
+        _ = try? bus.call("unloadScript", of: "org.kde.kwin.Scripting", at: "/Scripting", on: "org.kde.KWin", arguments: [.string(Self.scriptName)], until: deadline)
+        try? bus.releaseName(Self.busName, until: deadline)
+        bus.connection.unexport(path: Self.objectPath)
     }
 
     /// What the script calls; a caller other than KWin is refused.

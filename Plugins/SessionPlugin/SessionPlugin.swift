@@ -87,7 +87,7 @@ final class SessionPlugin: RestorationPlugin {
     /// GNOME Terminal's tabs grouped by its `windows` where they can be
     /// told apart (``GnomeTerminalTabs``, asked on `sessionBus`, GNOME
     /// Shell placer's connection).
-    func terminalShells(of pid: Int32, windows: [PlacedWindow], sessionBus: DBusConnection?) -> TerminalShells {
+    func terminalShells(of pid: Int32, windows: [PlacedWindow], sessionBus: DBusClient?) -> TerminalShells {
         let program = ProcProcess.executable(of: pid).map(ProgramName.of)
         // kitty's own layout, when it answers: its windows are those shells.
         if program == "kitty",
@@ -192,7 +192,7 @@ final class SessionPlugin: RestorationPlugin {
         savedCounts = counts
         let placer = windowPlacer(environment: environment)
         let windows = placer?.windowsByProcess() ?? [:]
-        let sessionBus = (placer as? GnomeShellWindowPlacer)?.connection
+        let sessionBus = (placer as? GnomeShellWindowPlacer)?.bus
         editorReadDeadline = WalkTime.deadline(in: context, atMost: Self.editorReadBudget)
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
