@@ -233,11 +233,11 @@ let package = Package(
         tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
         tests("TerminalProgramsTests", ["TerminalPrograms"]),
         tests("TmuxControlTests", ["TmuxControl", "TerminalPrograms", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
-        tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", logging, system]),
+        tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", "ProcFiles", logging, system]),
         tests("RestoredDBusTests", ["RestoredDBus", "ProcessSpawning", "RestoredTestSupport", logging]),
-        tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", logging]),
+        tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", "ProcessSpawning", logging]),
         tests("RestoredStateTests", [restorationKit]),
         tests("RestoredArchiveTests", ["RestoredArchive", restorationKit, system]),
-        tests("RestoredEngineTests", ["RestoredEngine", "RestoredArchive", restorationKit, pluginHeader, "CDBus", "CSystemd", logging]),
+        tests("RestoredEngineTests", ["RestoredEngine", "RestoredArchive", "ProcessSpawning", "ProcFiles", restorationKit, pluginHeader, "CDBus", "CSystemd", logging]),
     ] + plugins.map { plugin($0.name, $0.dependencies, path: $0.path) }
 )

@@ -115,9 +115,11 @@ final class KWinWindowPlacer: WindowPlacer, Sendable {
     /// Unloads the script and gives the name up, once.
     private func stop() {
         guard state.withLock({ state in defer { state.running = false }; return state.running }) else { return }
-        let deadline = ContinuousClock.now + .seconds(3)
-        _ = try? bus.call("unloadScript", of: "org.kde.kwin.Scripting", at: "/Scripting", on: "org.kde.KWin", arguments: [.string(Self.scriptName)], until: deadline)
-        try? bus.releaseName(Self.busName, until: deadline)
+        _ = try? bus.call(
+            "unloadScript", of: "org.kde.kwin.Scripting", at: "/Scripting", on: "org.kde.KWin", arguments: [.string(Self.scriptName)], until: .now + .seconds(3)
+        )
+        // Its own time: a KWin that used all of the unload's still gets the name back.
+        try? bus.releaseName(Self.busName, until: .now + .seconds(1))
         bus.connection.unexport(path: Self.objectPath)
     }
 

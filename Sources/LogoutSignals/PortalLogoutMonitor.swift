@@ -32,8 +32,9 @@ public final class PortalLogoutMonitor: Sendable {
     /// The monitor's session object.
     public let session: String
     private let signals: AsyncStream<DBusMessage>
-    /// What hands the portal's signals over as ``states()``, ended by ``close()``.
-    private let forwarding = Mutex<Task<Void, Never>?>(nil)
+    /// What hands the portal's signals over as ``states()``, and whether
+    /// ``close()`` ended it (a later ``states()`` ends at once).
+    private let forwarding = Mutex<(task: Task<Void, Never>?, closed: Bool)>((nil, false))
 
     private init(connection: DBusConnection, session: String, signals: AsyncStream<DBusMessage>) {
         self.connection = connection
@@ -80,6 +81,10 @@ public final class PortalLogoutMonitor: Sendable {
         let session = self.session
         let signals = self.signals
         return AsyncStream { continuation in
+            guard !forwarding.withLock({ $0.closed }) else {
+                continuation.finish()
+                return
+            }
             let task = Task {
                 for await signal in signals {
                     guard let arguments = try? signal.arguments(), arguments.first?.stringValue == session,
@@ -90,7 +95,11 @@ public final class PortalLogoutMonitor: Sendable {
                 }
                 continuation.finish()
             }
-            forwarding.withLock { $0 = task }
+            let closed = forwarding.withLock { forwarding in
+                forwarding.task = task
+                return forwarding.closed
+            }
+            if closed { task.cancel() }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
@@ -105,7 +114,12 @@ public final class PortalLogoutMonitor: Sendable {
 
     /// Closes the monitor's session, which ends ``states()``.
     public func close() async {
-        defer { forwarding.withLock { $0 }?.cancel() }
+        defer {
+            forwarding.withLock { forwarding in
+                forwarding.closed = true
+                return forwarding.task
+            }?.cancel()
+        }
         _ = try? await connection.call(
             destination: Self.busName, path: session, interface: "org.freedesktop.portal.Session", member: "Close", timeout: .milliseconds(500)
         )

@@ -53,10 +53,10 @@ public final class XSMPClient: Sendable {
     }
 
     /// The answer to one `SaveYourself`, sent by the following queue once
-    /// ``done()`` is called (or the answer is dropped unanswered): nothing
-    /// waits on a semaphore or a thread for it, and the following queue
-    /// goes on hearing the session manager (a `ShutdownCancelled` while
-    /// saving) meanwhile.
+    /// ``done()`` is called (or the answer is dropped unanswered), also
+    /// when the watch stops just after: nothing waits on a semaphore or a
+    /// thread for it, and the following queue goes on reading the session
+    /// manager meanwhile (its events are handed over in order).
     public final class SaveYourselfAnswer: Sendable {
         fileprivate let given = WakeSignal()
 
@@ -83,13 +83,15 @@ public final class XSMPClient: Sendable {
         continuation.onTermination = { [stopped] _ in stopped.signal() }
         queue.async { [self] in
             let pointer = client.pointer
+            // The logout's SaveYourself being saved for, not answered yet.
+            var pending: WakeSignal?
             defer {
+                // A save done as the watch stops is still answered.
+                if let answer = pending, answer.isSignalled { c_restored_sm_save_yourself_done(pointer, true) }
                 c_restored_sm_close(pointer)
                 continuation.finish()
             }
             let descriptor = c_restored_sm_descriptor(pointer)
-            // The logout's SaveYourself being saved for, not answered yet.
-            var pending: WakeSignal?
             while !stopped.isSignalled {
                 if let answer = pending, answer.isSignalled {
                     c_restored_sm_save_yourself_done(pointer, true)
@@ -108,12 +110,15 @@ public final class XSMPClient: Sendable {
                 guard entries[0].revents != 0 else { continue }
                 var shutdown = false
                 let events = Int(c_restored_sm_process(pointer, &shutdown))
-                if events & Int(C_RESTORED_SM_SAVE_YOURSELF) != 0 {
-                    if shutdown && pending == nil {
+                // One SaveYourself at a time: the session manager sends the
+                // next only once the last is answered (XSMP), so one that
+                // comes while a save is under way is left to that answer.
+                if events & Int(C_RESTORED_SM_SAVE_YOURSELF) != 0, pending == nil {
+                    if shutdown {
                         let answer = SaveYourselfAnswer()
                         pending = answer.given
                         continuation.yield(.saveYourself(answer))
-                    } else if !shutdown {
+                    } else {
                         c_restored_sm_save_yourself_done(pointer, true)
                     }
                 }

@@ -28,10 +28,12 @@ import SystemSupport
 /// the jobs in the reverse of that order, each finishing what it has begun
 /// (the upgrade and autosave first, the watchdog last), and restored's
 /// lifetime last: with the buses and the plugin hosts still up, the login's
-/// end saves every app (``Login/end(witnesses:stopping:)``), then the hosts
-/// stop and the lock is released. A job that fails shuts the group down the
-/// same way, so the apps are still saved (restored then exits with the
-/// failure, and the unit's `Restart=on-failure` starts it again).
+/// end saves every app (``Login/end(witnesses:stopping:)``, in a task no
+/// cancellation reaches), then the hosts stop and the lock is released. A
+/// job returns only in its own turn of that shutdown (a job whose end ends
+/// restored starts it), and a job that fails shuts the group down the same
+/// way, so the apps are still saved (restored then exits with the failure,
+/// and the unit's `Restart=on-failure` starts it again).
 public final class Daemon: Sendable {
     /// The daemon's bus name.
     public static let busName = "org.restored1"
@@ -109,21 +111,33 @@ public final class Daemon: Sendable {
         func run() async throws { try await daemon.live() }
     }
 
-    /// Adds a job to the group (unless it is shutting down); a job that
-    /// fails says so and shuts the group down gracefully, so the apps are
-    /// still saved.
-    private func start(_ job: any Service, whenDone: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior = .cancelGroup) async {
+    /// Adds a job to the group (unless it is shutting down). `endsRestored`:
+    /// the job's end (the session manager's Stop, an upgrade's restart)
+    /// shuts restored down.
+    private func start(_ job: any Service, endsRestored: Bool = false) async {
         let jobs = group.withLock { $0 }
+        let shutDown: @Sendable () async -> Void = { await jobs?.triggerGracefulShutdown() }
         await jobs?.addServiceUnlessShutdown(.init(
-            service: Job(job: job, logger: logger), successTerminationBehavior: whenDone, failureTerminationBehavior: .gracefullyShutdownGroup
+            service: Job(job: job, endsRestored: endsRestored, logger: logger, shutDown: shutDown),
+            successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup
         ))
     }
 
-    /// A job of the daemon, whose failure is logged before the group stops.
+    /// A job of the daemon. It returns only in its own turn of the group's
+    /// graceful shutdown: ServiceLifecycle cancels the whole group when a
+    /// service returns while another one is being shut down, and a
+    /// cancelled group would cut the stop's save short. So a job whose end
+    /// ends restored starts that shutdown and waits for its turn, and one
+    /// that ends early (logind's signals gone) waits for it too. A job that
+    /// fails says so and throws: the group shuts down gracefully (the apps
+    /// are saved), and restored exits with the failure.
     private struct Job: Service, CustomStringConvertible {
         let job: any Service
+        let endsRestored: Bool
         let logger: Logger
+        let shutDown: @Sendable () async -> Void
         var description: String { "\(type(of: job))" }
+
         func run() async throws {
             do {
                 try await job.run()
@@ -131,6 +145,8 @@ public final class Daemon: Sendable {
                 logger.error("a job of restored failed (\(description): \(error)); saving every app and stopping")
                 throw error
             }
+            if endsRestored { await shutDown() }
+            try? await gracefulShutdown()
         }
     }
 
@@ -190,7 +206,7 @@ public final class Daemon: Sendable {
         let (ready, readiness) = AsyncStream<Void>.makeStream()
         await start(WatchdogService(notifier: notifier, ready: ready, logger: logger))
         if let power {
-            await start(power, whenDone: .ignore)
+            await start(power)
         }
         await start(DesktopSessionService(
             session: desktop, present: present, actions: apps.actions, sessionBus: session, systemBus: system,
@@ -205,7 +221,7 @@ public final class Daemon: Sendable {
 
         // The jobs that run once the login's restores are done.
         if let sessionManager {
-            await start(sessionManager, whenDone: .gracefullyShutdownGroup)
+            await start(sessionManager, endsRestored: true)
         }
         if let interval = configuration.autosaveInterval {
             await start(AutosaveService(interval: interval, saves: saves, logger: logger, isPaused: { desktop.report.phase == .ending }))
@@ -218,14 +234,19 @@ public final class Daemon: Sendable {
             quiet: quiet,
             restart: { [state] in state.restartsForUpgrade = true },
             signal: upgradeSignal, executable: executable
-        ), whenDone: .gracefullyShutdownGroup)
+        ), endsRestored: true)
 
         // Every job has ended by the time this returns (this service is the
         // group's first, so the last to be shut down).
         try? await gracefulShutdown()
-        await login.end(witnesses: SessionEndProbe(sessionBus: session, systemBus: system)) { [notifier] count in
-            try? notifier.stopping(status: "Saving \(count) app\(count == 1 ? "" : "s") before stopping")
-        }
+        // Never cancelled: where the group was cancelled all the same (a
+        // job of a library's own), the apps are still saved in full.
+        let witnesses = SessionEndProbe(sessionBus: session, systemBus: system)
+        await Task { [notifier] in
+            await login.end(witnesses: witnesses) { count in
+                try? notifier.stopping(status: "Saving \(count) app\(count == 1 ? "" : "s") before stopping")
+            }
+        }.value
         registry.stopAll()
         await inhibitor?.release()
     }

@@ -37,8 +37,10 @@ struct DesktopApps: Sendable {
             },
             cancelled: { saves.forgetSessionEndSave() },
             ended: { _, reason, saved in
+                // Out of every save but the end's first, before anything waits.
+                let ending = saves.desktopEnding(graphical)
                 await logoutSignals.reset()
-                await saves.desktopEnded(graphical, reason: reason, savedAtEnding: saved)
+                await saves.desktopEnded(ending, reason: reason, savedAtEnding: saved)
             },
             variables: { variables in await logoutSignals.follow(variables) }
         )
@@ -59,6 +61,10 @@ struct DesktopApps: Sendable {
         // The save at the last desktop's end speaks for that desktop only.
         saves.forgetSessionEndSave()
         handOver(desktop.variables)
-        _ = restores.start(saves.desktopStarted(graphical), trigger: trigger)
+        // Queued first, walked by saves after: a save asked for meanwhile
+        // still keeps the archive the restore reads.
+        let waiting = saves.waitingForDesktop(graphical)
+        _ = restores.start(waiting, trigger: trigger)
+        saves.desktopStarted(waiting)
     }
 }

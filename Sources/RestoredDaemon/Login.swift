@@ -41,6 +41,14 @@ final class Login: Sendable {
     /// ``ActivityTrigger/recovery`` for restored started again inside it.
     let trigger: ActivityTrigger
 
+    /// The restores a login's start queued.
+    struct Restores: Sendable {
+        /// The apps restored.
+        let hosts: [AppHost]
+        /// Ends once every result is logged.
+        let done: Task<Void, Never>
+    }
+
     private let marker: SessionMarker
     private let registry: AppRegistry
     private let saves: SaveCoordinator
@@ -67,7 +75,7 @@ final class Login: Sendable {
     /// any): the apps that need a desktop take its variables or wait for
     /// one; every other app's restore is queued now. Returns the restores,
     /// for ``awaitRestores(_:)``.
-    func start(desktop: GraphicalSession.Finding?, apps: DesktopApps) -> Task<Void, Never> {
+    func start(desktop: GraphicalSession.Finding?, apps: DesktopApps) -> Restores {
         if let desktop, desktop.isDesktop {
             apps.handOver(desktop.variables)
         } else {
@@ -83,15 +91,15 @@ final class Login: Sendable {
         }
         let now = registry.hosts.filter { saves.state(of: $0.appID) == .live }
         state.phase = .restoring
-        return restores.start(now, trigger: trigger)
+        return Restores(hosts: now, done: restores.start(now, trigger: trigger))
     }
 
     /// Waits for the login's restores, for ``readinessBudget`` at most, then
     /// the daemon runs (and may tell systemd it is ready).
-    func awaitRestores(_ restoring: Task<Void, Never>) async {
-        let finished = await Deadline.race(deadline: .now + Self.readinessBudget) { await restoring.value }
+    func awaitRestores(_ restoring: Restores) async {
+        let finished = await Deadline.race(deadline: .now + Self.readinessBudget) { await restoring.done.value }
         if !finished {
-            let late = registry.hosts.filter(\.isRestoring).map(\.appID.rawValue)
+            let late = restoring.hosts.filter(\.isRestoring).map(\.appID.rawValue)
             logger.warning("still restoring after \(Self.readinessBudget): \(late.joined(separator: ", ")); starting anyway, they finish in the background")
         }
         state.releaseFreedMemorySoon()

@@ -71,30 +71,42 @@ final class SaveCoordinator: Sendable {
         }
     }
 
-    /// A desktop started: those of `hosts` whose archives waited for one
-    /// are walked again; returns them, to be restored (the restore queued
-    /// on each app's queue before any save asked for from now on).
-    func desktopStarted(_ hosts: [AppHost]) -> [AppHost] {
+    /// The apps of `hosts` whose archives wait for a desktop (a desktop's
+    /// start restores them).
+    func waitingForDesktop(_ hosts: [AppHost]) -> [AppHost] {
+        hosts.filter { state(of: $0.appID).waitsForDesktop }
+    }
+
+    /// A desktop started: `hosts` are walked again. Called once their
+    /// restores are queued (each on its app's queue), so a save asked for
+    /// from now on runs after the restore.
+    func desktopStarted(_ hosts: [AppHost]) {
         states.withLock { states in
-            hosts.filter { host in states.removeValue(forKey: host.appID) != nil }
+            for host in hosts { states.removeValue(forKey: host.appID) }
         }
     }
 
-    /// The desktop ended (`reason`): `hosts` (the plugins that need one)
-    /// end with it. Unless its ending saved them (`savedAtEnding`), every
-    /// app is saved for the session end, within ``desktopEndSaveBudget``
-    /// (or the budget given at init)
-    /// (a desktop's word of its end may come only as its display goes, as
-    /// sway's does); then its apps are kept until the next desktop. They
-    /// stop being walked first: an autosave under way writes nothing.
-    func desktopEnded(_ hosts: [AppHost], reason: String, savedAtEnding: Bool) async {
-        let ending = states.withLock { states in
+    /// The desktop ended: those of `hosts` (the plugins that need one) that
+    /// were walked end with it, and no save but the one at its end walks
+    /// them from now on (an autosave under way writes nothing). Returns
+    /// them, for ``desktopEnded(_:reason:savedAtEnding:)``.
+    func desktopEnding(_ hosts: [AppHost]) -> [AppHost] {
+        states.withLock { states in
             hosts.filter { host in
                 guard states[host.appID] == nil else { return false }
                 states[host.appID] = .endingWithDesktop
                 return true
             }
         }
+    }
+
+    /// The desktop ended (`reason`) with `ending` (``desktopEnding(_:)``'s).
+    /// Unless its ending saved them (`savedAtEnding`), every app is saved
+    /// for the session end, within ``desktopEndSaveBudget`` (or the budget
+    /// given at init; a desktop's word of its end may come only as its
+    /// display goes, as sway's does); then its apps are kept until the next
+    /// desktop.
+    func desktopEnded(_ ending: [AppHost], reason: String, savedAtEnding: Bool) async {
         if !savedAtEnding {
             await saveForSessionEnd(source: "the desktop ended: \(reason)", budget: desktopEndBudget, atDesktopEnd: true)
         }

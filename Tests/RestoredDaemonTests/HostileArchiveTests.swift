@@ -276,8 +276,8 @@ extension HostileArchiveTests {
             try await LogindInhibitorTests.eventually {
                 units.allSatisfy { unit in
                     manager.spawned[unit.name].map { pid in
-                        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-                        return stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+                        let state = ProcProcess.state(of: pid)
+                        return state == nil || state == "Z"
                     } ?? true
                 }
             }

@@ -445,7 +445,7 @@ import ProcFiles
             .compactMap { pid in
                 let isShell = { (child: Int32) in (ProcProcess.commandLine(of: child) ?? []).first.map { ForegroundProgram.shells.contains(ForegroundProgram.baseName($0)) } ?? false }
                 guard let shell = ProcProcess.children(of: pid).first(where: isShell),
-                      let directory = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(shell)/cwd") else { return nil }
+                      let directory = ProcProcess.directory(of: shell) else { return nil }
                 return (pid, directory)
             }
     }

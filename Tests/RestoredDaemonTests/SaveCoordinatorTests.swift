@@ -92,9 +92,11 @@ import Testing
     @Test func aDesktopsStartRestoresOnlyTheAppsThatWaited() async throws {
         let fixture = try await Fixture()
         try fixture.show("first")
-        #expect(fixture.saves.desktopStarted([fixture.host]).isEmpty)
+        #expect(fixture.saves.waitingForDesktop([fixture.host]).isEmpty)
         fixture.saves.awaitDesktop([fixture.host])
-        #expect(fixture.saves.desktopStarted([fixture.host]).map(\.appID) == [fixture.host.appID])
+        let waiting = fixture.saves.waitingForDesktop([fixture.host])
+        #expect(waiting.map(\.appID) == [fixture.host.appID])
+        fixture.saves.desktopStarted(waiting)
         #expect(fixture.saves.state(of: fixture.host.appID) == .live)
         guard case .saved = await fixture.save() else {
             Issue.record("a live app was not saved: \(String(describing: fixture.host.lastActivity))")
@@ -109,7 +111,12 @@ import Testing
     @Test func aDesktopsEndSavesItsAppsThenKeepsThem() async throws {
         let fixture = try await Fixture()
         try fixture.show("at the end")
-        await fixture.saves.desktopEnded([fixture.host], reason: "its display went", savedAtEnding: false)
+        let ending = fixture.saves.desktopEnding([fixture.host])
+        #expect(fixture.saves.state(of: fixture.host.appID) == .endingWithDesktop)
+        // An autosave as the desktop ends walks nothing.
+        await fixture.saves.autosave()
+        #expect(fixture.archivedGeneration() == nil)
+        await fixture.saves.desktopEnded(ending, reason: "its display went", savedAtEnding: false)
         guard fixture.host.lastActivity?.outcome == .save(.saved), fixture.host.lastActivity?.trigger == .logout else {
             Issue.record("not saved for the desktop's end: \(String(describing: fixture.host.lastActivity))")
             return
@@ -120,7 +127,7 @@ import Testing
         #expect(await fixture.save(.sleep) == .kept(AppSaveState.keptUntilNextDesktop.keptReason))
         await fixture.saves.autosave()
         #expect(fixture.archivedGeneration() == saved)
-        #expect(fixture.saves.desktopStarted([fixture.host]).map(\.appID) == [fixture.host.appID])
+        #expect(fixture.saves.waitingForDesktop([fixture.host]).map(\.appID) == [fixture.host.appID])
     }
 
     /// The desktop said it ends and everything was saved then: its end
@@ -131,7 +138,7 @@ import Testing
         await fixture.saves.saveForSessionEnd(source: "a test's word", budget: .seconds(60))
         let saved = try #require(fixture.archivedGeneration())
         #expect(unlink(fixture.liveFile) == 0)
-        await fixture.saves.desktopEnded([fixture.host], reason: "its display went", savedAtEnding: true)
+        await fixture.saves.desktopEnded(fixture.saves.desktopEnding([fixture.host]), reason: "its display went", savedAtEnding: true)
         #expect(fixture.archivedGeneration() == saved)
         #expect(fixture.saves.state(of: fixture.host.appID) == .keptUntilNextDesktop)
     }
@@ -143,7 +150,9 @@ import Testing
         let fixture = try await Fixture()
         try fixture.show("never seen")
         fixture.saves.awaitDesktop([fixture.host])
-        await fixture.saves.desktopEnded([fixture.host], reason: "its display went", savedAtEnding: false)
+        let ending = fixture.saves.desktopEnding([fixture.host])
+        #expect(ending.isEmpty)
+        await fixture.saves.desktopEnded(ending, reason: "its display went", savedAtEnding: false)
         #expect(fixture.archivedGeneration() == nil)
         #expect(fixture.saves.state(of: fixture.host.appID) == .awaitingDesktop)
     }

@@ -291,8 +291,7 @@ import ProcFiles
         defer { terminal?.stop() }
         let terminalPID = try #require(terminal?.pid)
         try await LogindInhibitorTests.eventually {
-            let children = (try? String(contentsOfFile: "/proc/\(terminalPID)/task/\(terminalPID)/children", encoding: .utf8)) ?? ""
-            return children.split(separator: " ").contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd")) == shellDirectory }
+            ProcProcess.children(of: terminalPID).contains { ProcProcess.directory(of: $0) == shellDirectory }
         }
         // The user put its window on the second workspace, somewhere.
         let x11 = try X11Connection(display: try #require(X11Display(display.display)), authorityFile: nil)
@@ -315,8 +314,7 @@ import ProcFiles
         // The new xterm's shell starts there.
         let pid = try #require(manager.spawned[unit.name])
         try await LogindInhibitorTests.eventually {
-            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-            return children.split(separator: " ").contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/cwd")) == shellDirectory }
+            ProcProcess.children(of: pid).contains { ProcProcess.directory(of: $0) == shellDirectory }
         }
         // Its window is where it was.
         try await LogindInhibitorTests.eventually { (try? x11.managedWindows().first { $0.pid == pid }?.placement) == saved }

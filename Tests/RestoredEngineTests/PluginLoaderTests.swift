@@ -5,6 +5,7 @@ import RestoredArchive
 @testable import RestoredEngine
 import SystemPackage
 import Testing
+import ProcFiles
 
 /// Loading plugins with dlopen: what loads, what is refused, and why.
 @Suite struct PluginLoaderTests {
@@ -55,9 +56,7 @@ import Testing
     /// The file mapped at `address`, from /proc/self/maps.
     static func image(containing address: UnsafeMutableRawPointer) -> String? {
         let target = UInt(bitPattern: address)
-        // procfs files report a size of 0: read them to the end.
-        let data = FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data()
-        let maps = String(decoding: data, as: UTF8.self)
+        let maps = ProcFile.text(atPath: "/proc/self/maps") ?? ""
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6 else { continue }

@@ -4,6 +4,7 @@ import RestoredEngine
 import RestoredState
 import SystemPackage
 import Testing
+import ProcessSpawning
 
 /// The restoration rules (`docs/archive.md`), driven through the scenario plugin.
 @Suite struct RestorationRulesTests {
@@ -306,7 +307,8 @@ import Testing
     }
 }
 
-/// Runs `restored-demo` as a separate process and waits for it.
+/// Runs `restored-demo` as a separate process and waits for it (through
+/// ProcessSpawning, the one spawner).
 enum DemoProcess {
     struct Outcome {
         var status: Int32?
@@ -315,20 +317,13 @@ enum DemoProcess {
     }
 
     static func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuildProducts.demo.string)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let signalled = process.terminationReason == .uncaughtSignal
-        return Outcome(
-            status: signalled ? nil : process.terminationStatus,
-            signal: signalled ? process.terminationStatus : nil,
-            output: String(decoding: output, as: UTF8.self)
+        let run = try ProgramRun.run(
+            BuildProducts.demo.string, arguments: ["restored-demo"] + arguments, environment: ProcessInfo.processInfo.environment, timeout: .seconds(120)
         )
+        let output = run.outputText + String(decoding: run.errors, as: UTF8.self)
+        switch run.ending {
+        case .exited(let status): return Outcome(status: status, signal: nil, output: output)
+        case .signaled(let signal): return Outcome(status: nil, signal: signal, output: output)
+        }
     }
 }

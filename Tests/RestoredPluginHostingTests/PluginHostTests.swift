@@ -7,6 +7,7 @@ import RestoredPluginHosting
 import RestoredTestSupport
 import SystemPackage
 import Testing
+import ProcFiles
 
 /// The real `restored-plugin-host` with real plugins: the faulty C test
 /// plugin (segfault, abort in create, endless loop, exit, unbounded leak,
@@ -103,14 +104,13 @@ import Testing
         let host = fixture.host(fault: "none")
         _ = try host.start().get()
         let pid = try #require(host.pid)
-        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap(Int32.init).sorted()
-        #expect(!descriptors.contains(leaked))
-        let targets = descriptors.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "" }
-        #expect(!targets.contains(fixture.plugin))
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        #expect(status.contains("NoNewPrivs:\t1"))
+        let descriptors = ProcProcess.descriptors(of: pid)
+        #expect(!descriptors.isEmpty)
+        #expect(descriptors[leaked] == nil)
+        #expect(!descriptors.values.contains(fixture.plugin))
+        #expect(ProcProcess.hasNoNewPrivileges(pid) == true)
         // SIGTERM is ignored here, not in the helper (its SigIgn mask has no bit 15).
-        let ignored = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }.map { UInt64($0.split(separator: "\t").last!, radix: 16) ?? 0 } ?? 0
+        let ignored = try #require(ProcProcess.status("SigIgn", of: pid).flatMap { UInt64($0, radix: 16) })
         #expect(ignored & (1 << 14) == 0)
         host.stop()
         #expect(Self.isGone(pid))

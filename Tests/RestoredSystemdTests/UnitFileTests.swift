@@ -2,6 +2,7 @@
 
 import Foundation
 import Testing
+import ProcessSpawning
 
 @Suite("systemd unit files")
 struct UnitFileTests {
@@ -97,20 +98,9 @@ struct UnitFileTests {
             environment["XDG_RUNTIME_DIR"] = runtimeDirectory
             environment["SYSTEMD_LOG_COLOR"] = "0"
 
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: analyze)
-            process.arguments = ["--user", "verify", unitPath]
-            process.environment = environment
-            process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            try? output.fileHandleForReading.close()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "systemd-analyze --user verify failed:\n\(text)")
+            let run = try ProgramRun.run(analyze, arguments: ["systemd-analyze", "--user", "verify", unitPath], environment: environment, timeout: .seconds(60))
+            let text = run.outputText + String(decoding: run.errors, as: UTF8.self)
+            #expect(run.ending == .exited(0), "systemd-analyze --user verify failed:\n\(text)")
             // verify exits 0 even for unknown keys or unparsable values, so any output is a finding.
             #expect(text.isEmpty, "systemd-analyze --user verify complained:\n\(text)")
         }

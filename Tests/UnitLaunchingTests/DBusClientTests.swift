@@ -3,6 +3,7 @@ import Glibc
 import PluginToolkit
 import RestoredDBus
 import RestoredTestSupport
+import SystemSupport
 import Testing
 
 /// The toolkit's D-Bus client against real peers on a private bus: one that
@@ -15,6 +16,9 @@ import Testing
     /// How long a call whose deadline is 1 s may take at most: well below
     /// libdbus's 25 s default, well above any load of the machine.
     static let ceiling: Duration = .seconds(12)
+    /// The deadline of the calls that are not under test: every suite at
+    /// once on two cores can keep a task from its thread for seconds.
+    static let setup: Duration = .seconds(60)
 
     /// `work` on a thread of its own (a plugin host's), never a task's.
     static func onThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
@@ -54,9 +58,9 @@ import Testing
         let address = bus.address
         let result = await Self.onThread { () -> Result<[String], DBusError> in
             do throws(DBusError) {
-                let client = try DBusClient.connect(to: .address(address), until: .now + .seconds(10))
+                let client = try DBusClient.connect(to: .address(address), until: .now + Self.setup)
                 defer { client.close() }
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + Self.setup
                 var seen = try client.names(startingWith: "org.example.Player.", until: deadline)
                 let properties = try client.properties(of: "org.example.Player", at: "/org/example/Player", on: "org.example.Player.instance1", until: deadline)
                 seen.append("Position=\(properties["Position"]?.int64Value ?? -1) Status=\(properties["Status"]?.stringValue ?? "-")")
@@ -86,7 +90,7 @@ import Testing
         defer { peer.close() }
         let address = bus.address
         let (outcome, elapsed, past) = await Self.onThread { () -> (Result<[DBusValue], DBusError>, Duration, DBusError?) in
-            guard let client = try? DBusClient.connect(to: .address(address), until: .now + .seconds(10)) else {
+            guard let client = try? DBusClient.connect(to: .address(address), until: .now + Self.setup) else {
                 return (.failure(.failed("no connection")), .zero, nil)
             }
             defer { client.close() }
@@ -117,14 +121,14 @@ import Testing
     func busGoesAway() async throws {
         let bus = try await PrivateBus.start()
         let address = bus.address
-        let client = try await Self.onThread { Result { () throws(DBusError) in try DBusClient.connect(to: .address(address), until: .now + .seconds(10)) } }.get()
+        let client = try await Self.onThread { Result { () throws(DBusError) in try DBusClient.connect(to: .address(address), until: .now + Self.setup) } }.get()
         defer { client.close() }
         bus.stop()
         try await Task.sleep(for: .milliseconds(200))
-        let outcome = await Self.onThread { Result { () throws(DBusError) in try client.names(startingWith: "", until: .now + .seconds(5)) } }
+        let outcome = await Self.onThread { Result { () throws(DBusError) in try client.names(startingWith: "", until: .now + Self.setup) } }
         #expect(throws: DBusError.self) { try outcome.get() }
         // A bus that is not there: connecting fails, with which bus it was.
-        let again = await Self.onThread { Result { () throws(DBusError) in try DBusClient.connect(to: .address(address), until: .now + .seconds(5)) } }
+        let again = await Self.onThread { Result { () throws(DBusError) in try DBusClient.connect(to: .address(address), until: .now + Self.setup) } }
         #expect(throws: DBusError.self) { try again.get() }
         if case .failure(let error) = again { #expect(error.message.contains(address), "\(error)") }
     }
@@ -155,12 +159,12 @@ import Testing
             """.write(toFile: script, atomically: false, encoding: .utf8)
         let hostile = try ChildProcess("/usr/bin/python3", [script], log: bus.directory.appendingPathComponent("hostile.log").path)
         defer { hostile.stop() }
-        #expect(hostile.readLine(timeout: .seconds(20)) == "ready")
+        #expect(await OffPool.run { hostile.readLine(timeout: .seconds(60)) } == "ready")
         let address = bus.address
         let outcomes = await Self.onThread { () -> [String] in
-            guard let client = try? DBusClient.connect(to: .address(address), until: .now + .seconds(10)) else { return ["no connection"] }
+            guard let client = try? DBusClient.connect(to: .address(address), until: .now + Self.setup) else { return ["no connection"] }
             defer { client.close() }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + Self.setup
             var said: [String] = []
             do throws(DBusError) {
                 _ = try client.properties(of: "org.example.Player", at: "/org/example/Player", on: "org.example.Hostile", until: deadline)

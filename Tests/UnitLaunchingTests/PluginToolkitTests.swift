@@ -97,7 +97,7 @@ import ProcFiles
         let pid = try #require(launched.last.flatMap { Int32($0) })
         defer { kill(pid, SIGKILL) }
         #expect((ProcProcess.commandLine(of: pid) ?? []) == ["sleep", "3600"])
-        let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
+        let cgroup = ProcFile.text(atPath: "/proc/\(pid)/cgroup") ?? ""
         #expect(cgroup.contains("/app.slice/\(unit)"), "\(cgroup)")
 
         // No bus at all: detached, said as such, each argument kept.

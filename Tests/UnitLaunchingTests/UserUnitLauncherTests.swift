@@ -28,12 +28,11 @@ import ProcFiles
     }
 
     static func cwd(of pid: Int32) -> String? {
-        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")
+        ProcProcess.directory(of: pid)
     }
 
     static func environment(of pid: Int32) -> [String] {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return [] }
-        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        ProcProcess.environment(of: pid).map { "\($0.key)=\($0.value)" }
     }
 
     /// Waits (a hang guard, no speed requirement) until `condition` holds.
@@ -120,17 +119,15 @@ import ProcFiles
         // A session of its own (its first parent's: it is no session leader,
         // so it can never take a controlling terminal back).
         #expect(getsid(pid) != getsid(0))
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let parent = status.split(separator: "\n").first { $0.hasPrefix("PPid:") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-        #expect(parent != String(getpid()))
+        let parent = ProcProcess.status("PPid", of: pid)
+        #expect(parent != nil && parent != String(getpid()))
         #expect(Self.cwd(of: pid) == fixture.directory)
         #expect(Self.environment(of: pid).contains("RESTORED_TEST_MARK=detached"))
         // Nothing inherited: once sleep has started (it opens its locale
         // files for a moment, so one look may catch one), it holds only
         // /dev/null. An inherited descriptor stays, and fails the wait.
         func descriptors() -> [String] {
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted()
-            return names.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "gone" }
+            ProcProcess.descriptors(of: pid).sorted { $0.key < $1.key }.map(\.value)
         }
         try await Self.eventually { descriptors() == ["/dev/null", "/dev/null", "/dev/null"] }
         // A program that cannot be executed is an error, not a silent child.

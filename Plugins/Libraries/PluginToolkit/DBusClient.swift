@@ -119,11 +119,14 @@ public final class DBusClient: Sendable {
         return pid
     }
 
-    /// Asks for the well-known `name`; throws unless this connection owns it.
+    /// Asks for the well-known `name`; throws unless this connection owns
+    /// it (another does: `org.freedesktop.DBus.Error.AddressInUse`).
     public func requestName(_ name: String, until deadline: ContinuousClock.Instant) throws(DBusError) {
-        let connection = connection
-        try Self.blocking(until: deadline, "the bus answering RequestName") { () async throws(DBusError) in
-            try await connection.requestName(name)
+        let doNotQueue: UInt32 = 4
+        let reply = try call("RequestName", of: Self.driver, at: "/org/freedesktop/DBus", on: Self.driver, arguments: [.string(name), .uint32(doNotQueue)], until: deadline)
+        // 1: now the owner; 4: already it.
+        guard let code = reply.first?.uint64Value, code == 1 || code == 4 else {
+            throw DBusError(name: "org.freedesktop.DBus.Error.AddressInUse", message: "\(name) is owned by another connection on the bus")
         }
     }
 
@@ -138,7 +141,8 @@ public final class DBusClient: Sendable {
     }
 
     /// `work` run in a task while this thread waits, at most until
-    /// `deadline` and a little grace.
+    /// `deadline` and a little grace (a call whose deadline has passed
+    /// before it is sent is not sent: it throws the same error).
     private static func blocking<Value: Sendable>(
         until deadline: ContinuousClock.Instant, _ what: String, _ work: @escaping @Sendable () async throws(DBusError) -> Value
     ) throws(DBusError) -> Value {
@@ -148,6 +152,6 @@ public final class DBusClient: Sendable {
 
     /// The error of a call whose deadline passed.
     private static func late(_ what: String) -> DBusError {
-        DBusError(name: DBusError.noReplyName, message: "no answer by the walk's deadline (\(what))")
+        DBusError(name: DBusError.noReplyName, message: "no answer by the call's deadline (\(what))")
     }
 }

@@ -106,4 +106,17 @@ public enum ProcProcess {
     public static func all(proc: String = "/proc") -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: proc)) ?? []).compactMap { Int32($0) }
     }
+
+    /// Its open descriptors and what each names (`fd/N`'s link: a path,
+    /// `socket:[…]`, `pipe:[…]`), by number; empty when it is gone or not
+    /// the caller's to read.
+    public static func descriptors(of pid: Int32, proc: String = "/proc") -> [Int32: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(proc)/\(pid)/fd")) ?? []
+        var descriptors: [Int32: String] = [:]
+        for name in names {
+            guard let number = Int32(name), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(proc)/\(pid)/fd/\(name)") else { continue }
+            descriptors[number] = target
+        }
+        return descriptors
+    }
 }
