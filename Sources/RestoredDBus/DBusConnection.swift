@@ -217,7 +217,7 @@ public final class DBusConnection: Sendable {
         let reply = try await busCall("RequestName", [.string(name), .uint32(doNotQueue)])
         let code = reply.first?.uint64Value ?? 0
         guard code == 1 || code == 4 else {
-            throw DBusError(name: "org.freedesktop.DBus.Error.AddressInUse", message: "the name \(name) is owned by another connection; is restored already running?")
+            throw DBusError(name: "org.freedesktop.DBus.Error.AddressInUse", message: "the name \(name) is owned by another connection on the bus")
         }
     }
 

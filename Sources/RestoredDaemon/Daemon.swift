@@ -199,7 +199,11 @@ public final class Daemon: Sendable {
         await inhibitor?.observeHeld { held in
             try? session.emitPropertiesChanged(path: Self.objectPath, interface: Self.interface, changed: [("LockHeld", .boolean(held))])
         }
-        try await session.requestName(Self.busName)
+        do {
+            try await session.requestName(Self.busName)
+        } catch {
+            throw DBusError(name: error.name, message: "\(error.message): another restored runs in this session; stop it first (systemctl --user stop restored)")
+        }
 
         // The jobs that run at once: the watchdog (which tells systemd READY
         // once `readiness` says so), the power events and the desktops.

@@ -71,12 +71,12 @@ final class Login: Sendable {
         }
     }
 
-    /// The login's start, with the desktop found up at restored's start (if
-    /// any): the apps that need a desktop take its variables or wait for
+    /// The login's start, with the desktop found up at restored's start (a
+    /// finding that is a desktop; nil when none is up): the apps that need a desktop take its variables or wait for
     /// one; every other app's restore is queued now. Returns the restores,
     /// for ``awaitRestores(_:)``.
     func start(desktop: GraphicalSession.Finding?, apps: DesktopApps) -> Restores {
-        if let desktop, desktop.isDesktop {
+        if let desktop {
             apps.handOver(desktop.variables)
         } else {
             let waiting = apps.graphical

@@ -122,11 +122,9 @@ public final class DBusClient: Sendable {
     /// Asks for the well-known `name`; throws unless this connection owns
     /// it (another does: `org.freedesktop.DBus.Error.AddressInUse`).
     public func requestName(_ name: String, until deadline: ContinuousClock.Instant) throws(DBusError) {
-        let doNotQueue: UInt32 = 4
-        let reply = try call("RequestName", of: Self.driver, at: "/org/freedesktop/DBus", on: Self.driver, arguments: [.string(name), .uint32(doNotQueue)], until: deadline)
-        // 1: now the owner; 4: already it.
-        guard let code = reply.first?.uint64Value, code == 1 || code == 4 else {
-            throw DBusError(name: "org.freedesktop.DBus.Error.AddressInUse", message: "\(name) is owned by another connection on the bus")
+        let connection = connection
+        try Self.blocking(until: deadline, "the bus answering RequestName") { () async throws(DBusError) in
+            try await connection.requestName(name)
         }
     }
 
