@@ -114,6 +114,7 @@ import TmuxControl
 
     @Test("Calls made in one round trip (nvim_exec_lua, not the deprecated nvim_call_atomic) answer in order, a call with no result in its place, handles as integers that later calls take; the first that fails is said with its method, and nothing after it runs; only vim.api functions are called")
     func callsInOneRoundTrip() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let editor = try Editor(root: root)
         let answers = try editor.client.callAtomic([
             ("nvim_get_current_buf", []), ("nvim_set_var", [.string("restored_test"), .int(7)]), ("nvim_get_var", [.string("restored_test")]),
