@@ -5,10 +5,13 @@
 // Where things are (docs/repository.md, "The repository map", draws the same):
 // - SDK/ (a package of its own): RestorationKit, the plugin authors' SDK;
 //   RestoredState, the typed values and wire format shared by the host and
-//   every Swift plugin; CRestoredPlugin, the C ABI header `restored/plugin.h`.
-// - Sources/: restored itself, and what it shares with its plugins:
-//   the daemon, restored-ctl, the plugin hosts, the engine and archives,
-//   D-Bus, systemd, the logout signals, and the system helpers.
+//   every Swift plugin; CRestoredPlugin, the C ABI header `restored/plugin.h`;
+//   PluginToolkit, the authors' toolkit, and the system's layer it is built
+//   on, which restored uses from there (system helpers, child processes,
+//   unix sockets, X11, D-Bus, /proc, launching apps in units).
+// - Sources/: restored itself: the daemon, restored-ctl, the plugin hosts,
+//   the engine and archives, systemd, the logout signals, window managers'
+//   IPC, and what the tests and restored-plugin-test share.
 // - Plugins/: the plugins built with the package (tmux, the session, the
 //   authors' examples), and in Plugins/Libraries/ the libraries that only
 //   plugins use (tmux, Neovim, desktop entries, app discovery and launch).
@@ -42,6 +45,12 @@ let pluginHeader = Target.Dependency.product(name: "CRestoredPlugin", package: "
 /// The record of the runtime and SDK an image was built against, in every
 /// Swift plugin and in restored's own executables (their version).
 let runtimeRecord = Target.Dependency.product(name: "RestoredRuntimeRecord", package: "SDK")
+/// A module of the SDK package: the plugin toolkit, and the system's layer
+/// it is built on (SystemSupport, ProcessSpawning, UnixSocket, X11Client,
+/// RestoredDBus, ProcFiles, PluginSupport, UnitLaunching and the C shims).
+func sdk(_ name: String) -> Target.Dependency {
+    .product(name: name, package: "SDK")
+}
 
 /// A Swift module of restored in `Sources/`.
 func module(_ name: String, _ dependencies: [Target.Dependency] = [], settings: [SwiftSetting] = strictSwift) -> Target {
@@ -62,13 +71,13 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 /// The plugins built with the package: (name, dependencies, directory).
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
-    ("TmuxPlugin", ["SystemSupport", "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", "PluginToolkit", "MessagePack", "SavedText", restorationKit, runtimeRecord, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", ["SystemSupport", "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", "PluginSupport", "PluginToolkit", "ProcFiles", "TerminalPrograms", "X11Client", "UnitLaunching", "RestoredDBus", "SavedText", restorationKit, runtimeRecord], "Plugins/SessionPlugin"),
+    ("TmuxPlugin", [sdk("SystemSupport"), "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", sdk("PluginToolkit"), "MessagePack", "SavedText", restorationKit, runtimeRecord, system], "Plugins/TmuxPlugin"),
+    ("SessionPlugin", [sdk("SystemSupport"), "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", sdk("PluginSupport"), sdk("PluginToolkit"), sdk("ProcFiles"), "TerminalPrograms", sdk("X11Client"), sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", restorationKit, runtimeRecord], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleNotesPlugin"),
     ("ExampleCounterPlugin", [pluginHeader], "Plugins/ExampleCounterPlugin"),
-    ("ExampleMpvPlugin", ["PluginToolkit", restorationKit, runtimeRecord, system], "Plugins/ExampleMpvPlugin"),
+    ("ExampleMpvPlugin", [sdk("PluginToolkit"), restorationKit, runtimeRecord, system], "Plugins/ExampleMpvPlugin"),
     // The synthetic app the benchmarks preserve and restore.
     ("SyntheticPlugin", [restorationKit, runtimeRecord], "Benchmarks/SyntheticPlugin"),
     // Plugins that exist for the tests: scenarios and each kind of mistake.
@@ -105,8 +114,6 @@ let package = Package(
         .executable(name: "restored-demo", targets: ["RestoredDemo"]),
         .executable(name: "restored-bench", targets: ["RestoredBench"]),
         .executable(name: "restored-plugin-test", targets: ["RestoredPluginTest"]),
-        // Linked into a plugin built outside this package.
-        .library(name: "PluginToolkit", targets: ["PluginToolkit"]),
         .executable(name: "restored-test-seccomp", targets: ["RestoredTestSeccomp"]),
         .executable(name: "restored-test-bus-connect", targets: ["RestoredTestBusConnect"]),
         .executable(name: "restored-test-launch", targets: ["RestoredTestLaunch"]),
@@ -120,66 +127,50 @@ let package = Package(
     ],
     targets: [
         // C: shims (symbols prefixed `c_restored_`) and system libraries.
-        .target(name: "CRestoredSupport"),
         .target(name: "CRestoredHostSupport"),
-        .target(name: "CRestoredProcess"),
         // An XSMP client over libSM/libICE (Debian's libsm-dev).
         .target(name: "CRestoredSessionClient", linkerSettings: [.linkedLibrary("SM"), .linkedLibrary("ICE")]),
-        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
-        // The system, under every layer: poll timeouts, program names, the
-        // search path, XDG directories, option lists; child processes
-        // (one posix_spawn, reaped through a pidfd); unix sockets with
-        // deadlines and buffered reads.
-        module("SystemSupport", ["CRestoredSupport"]),
-        module("ProcessSpawning", ["CRestoredProcess", "SystemSupport", system]),
+        // The system's layer (SystemSupport, ProcessSpawning, UnixSocket,
+        // X11Client, RestoredDBus and their C shims) is the SDK's, beside the
+        // plugin toolkit built on it: the targets here name its products.
         // What restored's tests and restored-plugin-test both run: a private bus, a cgroup's processes.
-        module("RestoredTesting", ["ProcessSpawning", "SystemSupport", system]),
-        module("UnixSocket", ["SystemSupport", system]),
-        module("X11Client", ["UnixSocket", "SystemSupport", system]),
-        module("WindowManagerIPC", ["UnixSocket", "X11Client", "SystemSupport", system]),
+        module("RestoredTesting", [sdk("ProcessSpawning"), sdk("SystemSupport"), system]),
+        module("WindowManagerIPC", [sdk("UnixSocket"), sdk("X11Client"), sdk("SystemSupport"), system]),
 
         // The engine and its archives.
-        module("RestoredArchive", ["CRestoredSupport", "SystemSupport", restorationKit, system]),
-        module("RestoredEngine", ["RestoredArchive", "SystemSupport", "CRestoredHostSupport", restorationKit, pluginHeader, runtimeRecord, logging, system], settings: hotPathSwift),
+        module("RestoredArchive", [sdk("CRestoredSupport"), sdk("SystemSupport"), restorationKit, system]),
+        module("RestoredEngine", ["RestoredArchive", sdk("SystemSupport"), "CRestoredHostSupport", restorationKit, pluginHeader, runtimeRecord, logging, system], settings: hotPathSwift),
 
         // Plugin hosts: what restored and its helpers say to each other, and
         // restored's side of the helper processes and their faults.
-        module("RestoredHostProtocol", ["SystemSupport", "RestoredEngine", "RestoredArchive", restorationKit]),
-        module("RestoredPluginHosting", ["SystemSupport", "ProcessSpawning", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", logging, system]),
+        module("RestoredHostProtocol", [sdk("SystemSupport"), "RestoredEngine", "RestoredArchive", restorationKit]),
+        module("RestoredPluginHosting", [sdk("SystemSupport"), sdk("ProcessSpawning"), "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", logging, system]),
 
         // The daemon and what it listens to.
-        module("RestoredDBus", ["SystemSupport", "CDBus", "CRestoredSupport", logging]),
         module("RestoredSystemd", ["CSystemd", logging]),
-        module("LogoutSignals", ["CRestoredSessionClient", "RestoredDBus", "WindowManagerIPC", "UnixSocket", "X11Client", "SystemSupport", logging, system]),
+        module("LogoutSignals", ["CRestoredSessionClient", sdk("RestoredDBus"), "WindowManagerIPC", sdk("UnixSocket"), sdk("X11Client"), sdk("SystemSupport"), logging, system]),
         module("RestoredDaemon", [
-            "SystemSupport", "LogoutSignals", "RestoredDBus", "RestoredEngine", "RestoredArchive", "RestoredSystemd",
-            "RestoredHostProtocol", "RestoredPluginHosting", "ProcessSpawning", "UnixSocket", "X11Client", "WindowManagerIPC", logging, serviceLifecycle, system,
+            sdk("SystemSupport"), "LogoutSignals", sdk("RestoredDBus"), "RestoredEngine", "RestoredArchive", "RestoredSystemd",
+            "RestoredHostProtocol", "RestoredPluginHosting", sdk("ProcessSpawning"), sdk("UnixSocket"), sdk("X11Client"), "WindowManagerIPC", logging, serviceLifecycle, system,
         ]),
         // restored-ctl's model of the admin API and the archives.
         module("RestoredControl", [
-            "RestoredDBus", "RestoredArchive", "RestoredEngine", "RestoredHostProtocol", "RestoredPluginHosting", "SystemSupport",
+            sdk("RestoredDBus"), "RestoredArchive", "RestoredEngine", "RestoredHostProtocol", "RestoredPluginHosting", sdk("SystemSupport"),
             restorationKit, logging, system,
         ]),
 
         // The libraries only plugins use (Plugins/Libraries/).
         pluginLibrary("SavedText"),
         pluginLibrary("MessagePack"),
-        pluginLibrary("DesktopEntries", ["SystemSupport"]),
-        pluginLibrary("ProcFiles", [system]),
-        pluginLibrary("PluginSupport", ["SystemSupport"]),
-        pluginLibrary("UnitLaunching", ["RestoredDBus", "ProcessSpawning", "SystemSupport", system]),
-        pluginLibrary("AppDiscovery", ["DesktopEntries", "ProcFiles", "UnitLaunching", "SystemSupport"]),
-        pluginLibrary("AppLaunching", ["DesktopEntries", "UnitLaunching", "RestoredDBus", "SavedText", "SystemSupport", system]),
-        pluginLibrary("NeovimControl", ["MessagePack", "ProcFiles", "UnixSocket", "SystemSupport", system]),
+        pluginLibrary("DesktopEntries", [sdk("SystemSupport")]),
+        pluginLibrary("AppDiscovery", ["DesktopEntries", sdk("ProcFiles"), sdk("UnitLaunching"), sdk("SystemSupport")]),
+        pluginLibrary("AppLaunching", ["DesktopEntries", sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", sdk("SystemSupport"), system]),
+        pluginLibrary("NeovimControl", ["MessagePack", sdk("ProcFiles"), sdk("UnixSocket"), sdk("SystemSupport"), system]),
         pluginLibrary("NeovimState", ["NeovimControl", restorationKit]),
-        pluginLibrary("TerminalPrograms", ["ProcFiles", "SavedText", "SystemSupport", system]),
-        pluginLibrary("TmuxControl", ["ProcessSpawning", "ProcFiles", "SavedText", "SystemSupport", system]),
-        // The plugin authors' toolkit (SDK/README.md): launching an app as
-        // the built-in plugins do, waits bounded by the walk, the user's
-        // processes and a socket client with deadlines.
-        pluginLibrary("PluginToolkit", ["UnitLaunching", "PluginSupport", "ProcFiles", "UnixSocket", "X11Client", "RestoredDBus", restorationKit, system]),
+        pluginLibrary("TerminalPrograms", [sdk("ProcFiles"), "SavedText", sdk("SystemSupport"), system]),
+        pluginLibrary("TmuxControl", [sdk("ProcessSpawning"), sdk("ProcFiles"), "SavedText", sdk("SystemSupport"), system]),
 
         // Executables.
         installedExecutable("Restored", [
@@ -192,19 +183,19 @@ let package = Package(
         // (and beside itself in the build directory).
         .executableTarget(
             name: "RestoredPluginHost",
-            dependencies: ["RestoredEngine", "RestoredArchive", "RestoredHostProtocol", "RestoredSystemd", "CRestoredHostSupport", "SystemSupport", logging],
+            dependencies: ["RestoredEngine", "RestoredArchive", "RestoredHostProtocol", "RestoredSystemd", "CRestoredHostSupport", sdk("SystemSupport"), logging],
             swiftSettings: strictSwift,
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../lib/restored"])]
         ),
         // Runs one plugin through a save, its app's end and a restore, on a
         // private bus, optionally under the installed unit's sandbox.
-        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredEngine", "RestoredDBus", "RestoredTesting", "ProcFiles", "ProcessSpawning", "SystemSupport", argumentParser, system]),
+        installedExecutable("RestoredPluginTest", ["RestoredDaemon", "RestoredEngine", sdk("RestoredDBus"), "RestoredTesting", sdk("ProcFiles"), sdk("ProcessSpawning"), sdk("SystemSupport"), argumentParser, system]),
         .executableTarget(name: "RestoredDemo", dependencies: ["RestoredEngine", "RestoredArchive", argumentParser, logging, system], swiftSettings: strictSwift),
         .executableTarget(
             name: "RestoredBench",
             dependencies: [
-                "TmuxControl", "TerminalPrograms", "AppDiscovery", "DesktopEntries", "ProcFiles", "MessagePack", "WindowManagerIPC", "ProcessSpawning", "UnitLaunching",
-                "RestoredEngine", "RestoredArchive", "RestoredDBus", "SystemSupport",
+                "TmuxControl", "TerminalPrograms", "AppDiscovery", "DesktopEntries", sdk("ProcFiles"), "MessagePack", "WindowManagerIPC", sdk("ProcessSpawning"), sdk("UnitLaunching"),
+                "RestoredEngine", "RestoredArchive", sdk("RestoredDBus"), sdk("SystemSupport"),
                 // The private buses, logind's mock and the notify socket of the tests.
                 "RestoredTestSupport",
                 restorationKit, argumentParser, logging, system,
@@ -214,30 +205,30 @@ let package = Package(
         // Runs a program under restored's seccomp filter, for the tests.
         .executableTarget(name: "RestoredTestSeccomp", path: "Tests/Tools/SeccompRun"),
         // Connects to a bus within a limit, in a process of its own, for the tests.
-        .executableTarget(name: "RestoredTestBusConnect", dependencies: ["RestoredDBus"], path: "Tests/Tools/BusConnect", swiftSettings: strictSwift),
+        .executableTarget(name: "RestoredTestBusConnect", dependencies: [sdk("RestoredDBus")], path: "Tests/Tools/BusConnect", swiftSettings: strictSwift),
         // Launches a program with the plugin toolkit, in a process of its own, for the tests.
-        .executableTarget(name: "RestoredTestLaunch", dependencies: ["PluginToolkit", system], path: "Tests/Tools/Launch", swiftSettings: strictSwift),
+        .executableTarget(name: "RestoredTestLaunch", dependencies: [sdk("PluginToolkit"), system], path: "Tests/Tools/Launch", swiftSettings: strictSwift),
 
         // Tests.
-        .target(name: "RestoredTestSupport", dependencies: ["RestoredDBus", "RestoredEngine", "RestoredTesting", "ProcessSpawning", "ProcFiles", "SystemSupport", "X11Client", system], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
+        .target(name: "RestoredTestSupport", dependencies: [sdk("RestoredDBus"), "RestoredEngine", "RestoredTesting", sdk("ProcessSpawning"), sdk("ProcFiles"), sdk("SystemSupport"), sdk("X11Client"), system], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
-            "LogoutSignals", "WindowManagerIPC", "X11Client", "NeovimControl", "MessagePack", "ProcFiles", "UnitLaunching", "ProcessSpawning", "SystemSupport", "RestoredDaemon", "RestoredEngine",
-            "RestoredPluginHosting", "RestoredArchive", "RestoredDBus", "RestoredTestSupport", "TmuxControl", "TerminalPrograms", "PluginToolkit",
+            "LogoutSignals", "WindowManagerIPC", sdk("X11Client"), "NeovimControl", "MessagePack", sdk("ProcFiles"), sdk("UnitLaunching"), sdk("ProcessSpawning"), sdk("SystemSupport"), "RestoredDaemon", "RestoredEngine",
+            "RestoredPluginHosting", "RestoredArchive", sdk("RestoredDBus"), "RestoredTestSupport", "TmuxControl", "TerminalPrograms", sdk("PluginToolkit"),
             restorationKit, system, logging,
         ]),
         tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),
-        tests("SystemSupportTests", ["SystemSupport", "ProcessSpawning", "UnixSocket", "RestoredTestSupport", system]),
-        tests("UnitLaunchingTests", ["UnitLaunching", "PluginToolkit", "PluginSupport", "ProcFiles", "SystemSupport", "RestoredDBus", "RestoredTestSupport", system]),
-        tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", "UnitLaunching", "ProcFiles", "RestoredDBus", "RestoredTestSupport"]),
-        tests("X11ClientTests", ["X11Client", "RestoredTestSupport"]),
-        tests("NeovimControlTests", ["NeovimControl", "ProcFiles", "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
+        tests("SystemSupportTests", [sdk("SystemSupport"), sdk("ProcessSpawning"), sdk("UnixSocket"), "RestoredTestSupport", system]),
+        tests("UnitLaunchingTests", [sdk("UnitLaunching"), sdk("PluginToolkit"), sdk("PluginSupport"), sdk("ProcFiles"), sdk("SystemSupport"), sdk("RestoredDBus"), "RestoredTestSupport", system]),
+        tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", sdk("UnitLaunching"), sdk("ProcFiles"), sdk("RestoredDBus"), "RestoredTestSupport"]),
+        tests("X11ClientTests", [sdk("X11Client"), "RestoredTestSupport"]),
+        tests("NeovimControlTests", ["NeovimControl", sdk("ProcFiles"), "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
         tests("TerminalProgramsTests", ["TerminalPrograms"]),
-        tests("TmuxControlTests", ["TmuxControl", "TerminalPrograms", "ProcessSpawning", "UnitLaunching", "RestoredTestSupport", "SavedText", system]),
-        tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", "ProcFiles", logging, system]),
-        tests("RestoredDBusTests", ["RestoredDBus", "ProcessSpawning", "RestoredTestSupport", logging]),
-        tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", "ProcessSpawning", logging]),
+        tests("TmuxControlTests", ["TmuxControl", "TerminalPrograms", sdk("ProcessSpawning"), sdk("UnitLaunching"), "RestoredTestSupport", "SavedText", system]),
+        tests("RestoredPluginHostingTests", ["RestoredPluginHosting", "RestoredHostProtocol", "RestoredEngine", "RestoredArchive", "RestoredTestSupport", sdk("ProcFiles"), logging, system]),
+        tests("RestoredDBusTests", [sdk("RestoredDBus"), sdk("ProcessSpawning"), "RestoredTestSupport", logging]),
+        tests("RestoredSystemdTests", ["RestoredSystemd", "RestoredTestSupport", sdk("ProcessSpawning"), logging]),
         tests("RestoredStateTests", [restorationKit]),
         tests("RestoredArchiveTests", ["RestoredArchive", restorationKit, system]),
-        tests("RestoredEngineTests", ["RestoredEngine", "RestoredArchive", "ProcessSpawning", "ProcFiles", restorationKit, pluginHeader, "CDBus", "CSystemd", logging]),
+        tests("RestoredEngineTests", ["RestoredEngine", "RestoredArchive", sdk("ProcessSpawning"), sdk("ProcFiles"), restorationKit, pluginHeader, sdk("CDBus"), "CSystemd", logging]),
     ] + plugins.map { plugin($0.name, $0.dependencies, path: $0.path) }
 )

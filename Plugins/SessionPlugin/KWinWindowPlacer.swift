@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import PluginToolkit
+@_spi(Restored) import PluginToolkit
 import ProcFiles
 import RestoredDBus
 import SavedText

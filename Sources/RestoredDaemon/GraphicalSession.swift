@@ -1,8 +1,8 @@
 import RestoredDBus
 import SystemPackage
+import SystemSupport
 import UnixSocket
 import X11Client
-import SystemSupport
 
 /// Whether the desktop is there for the apps of the graphical session, and
 /// the variables that reach it.
@@ -21,10 +21,7 @@ import SystemSupport
 /// longer answers, and is not taken for a desktop.
 struct GraphicalSession: Sendable {
     /// The variables of a desktop a plugin host takes over.
-    static let variables = [
-        "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "XDG_SESSION_DESKTOP",
-        "DESKTOP_SESSION", "SWAYSOCK", "I3SOCK", "GNOME_SETUP_DISPLAY", "SESSION_MANAGER",
-    ]
+    static let variables = DesktopVariables.names
     /// How long the user manager may take to answer.
     static let answerBudget = Duration.milliseconds(500)
 

@@ -4,6 +4,7 @@ public import SystemPackage
 public import UnitLaunching
 import FoundationEssentials
 import PluginSupport
+import SystemSupport
 
 /// Starts an app as restored's own plugins do, from a plugin callback.
 ///
@@ -30,7 +31,8 @@ public final class AppLauncher {
 
     /// A launcher for `appID`'s programs, logging through `context` (nil:
     /// no log). `environment` is the base of a detached start's environment
-    /// and gives the search path (nil: the host's).
+    /// and gives the search path and the ``desktopVariables`` (nil: the
+    /// host's).
     public init(appID: String, context: PluginContext?, environment: [String: String]? = nil) {
         self.appID = appID
         self.context = context
@@ -39,6 +41,18 @@ public final class AppLauncher {
 
     deinit {
         connection?.close()
+    }
+
+    /// The desktop's variables this launcher hands to every app it starts
+    /// (`DISPLAY`, `WAYLAND_DISPLAY`, `XAUTHORITY`, `XDG_CURRENT_DESKTOP`,
+    /// `SWAYSOCK` ...): those of the plugin host's environment. restored
+    /// gives a host these once the desktop is there, when its plugin
+    /// declares ``PluginTraits/needsGraphicalSession``; the user manager's
+    /// own environment lacks them on a desktop that never imports them
+    /// (i3 from `.xinitrc`), so an app started without them would open no
+    /// window. A launch's own `variables` win over them.
+    public var desktopVariables: [String: String] {
+        DesktopVariables.present(in: environment)
     }
 
     /// Starts `command` (the program, looked up in `PATH` unless it is a
@@ -57,7 +71,7 @@ public final class AppLauncher {
             unitName: UnitName.service(launcher: "restored", applicationID: appID),
             description: "\(name), restored by restored",
             command: command, workingDirectory: directory ?? environment["HOME"].map { FilePath($0) },
-            environment: variables, serviceType: type
+            environment: desktopVariables.merging(variables) { _, given in given }, serviceType: type
         )
         let began = ContinuousClock.now
         let connection = managerConnection(until: deadline)

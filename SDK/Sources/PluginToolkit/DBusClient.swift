@@ -1,6 +1,18 @@
 public import RestoredDBus
 import PluginSupport
 
+/// A value a D-Bus call takes or answers: a string, a number, an array, a
+/// dictionary, a variant... Read one with its accessors (`stringValue`,
+/// `int64Value`, `arrayValue`, `stringKeyedValue`, `unwrapped`), which
+/// answer nil for another type, so that a peer's reply of the wrong shape
+/// is never a crash.
+public typealias DBusValue = RestoredDBus.DBusValue
+
+/// A D-Bus error: its `name` (`org.freedesktop.DBus.Error.NoReply` when a
+/// call's deadline passed, `...Disconnected` when the bus went) and the
+/// peer's `message`.
+public typealias DBusError = RestoredDBus.DBusError
+
 /// A plugin's client of a D-Bus bus (the session bus unless told), for apps
 /// reached over D-Bus: the names of their instances, their properties,
 /// their methods.
@@ -18,18 +30,28 @@ import PluginSupport
 /// `stringKeyedValue` ...) answer nil for another type.
 ///
 /// One client serves a whole walk, from any thread; ``close()`` it (or
-/// drop it) when done. What is not here (exporting an object, following
-/// signals) is the async ``connection``'s, for plugins that run tasks of
-/// their own.
+/// drop it) when done.
+///
+/// What the SDK promises (SDK/README.md, "What the SDK promises"): this
+/// class's methods, ``Bus``, ``DBusValue`` and ``DBusError``. It grows by
+/// new methods (and new `DBusValue` cases: switch over one with a
+/// `default`), never by changing these. Serving an object and following
+/// signals are restored's own (its `RestoredDBus` layer, not promised):
+/// ask for them in an issue if a plugin needs them.
 public final class DBusClient: Sendable {
+    /// Which bus a client connects to: `.session` (`DBUS_SESSION_BUS_ADDRESS`),
+    /// `.system`, or `.address(...)` (a private bus, as in a test).
+    public typealias Bus = DBusConnection.Bus
+
     /// The bus driver's name.
     static let driver = "org.freedesktop.DBus"
     /// How long past a call's deadline the thread waits for libdbus to
     /// deliver the call's own timeout, before giving up itself.
     static let grace = Duration.milliseconds(250)
 
-    /// The connection under the client.
-    public let connection: DBusConnection
+    /// The connection under the client, for restored's own plugins
+    /// (which serve objects on it): not part of the SDK's promise.
+    @_spi(Restored) public let connection: DBusConnection
 
     private init(connection: DBusConnection) {
         self.connection = connection
@@ -39,7 +61,7 @@ public final class DBusClient: Sendable {
 
     /// Connects to `bus` by `deadline` (a bus that accepted the connection
     /// and does not answer costs the deadline, not libdbus's 25 s).
-    public static func connect(to bus: DBusConnection.Bus = .session, until deadline: ContinuousClock.Instant) throws(DBusError) -> DBusClient {
+    public static func connect(to bus: Bus = .session, until deadline: ContinuousClock.Instant) throws(DBusError) -> DBusClient {
         let limit = ContinuousClock.now.duration(to: deadline)
         guard limit > .zero else { throw Self.late("connecting to the bus") }
         let connection = try blocking(until: deadline, "connecting to the bus") { () async throws(DBusError) in
