@@ -72,7 +72,8 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
     ("TmuxPlugin", [sdk("SystemSupport"), "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", sdk("PluginToolkit"), "MessagePack", "SavedText", restorationKit, runtimeRecord, system], "Plugins/TmuxPlugin"),
-    ("SessionPlugin", [sdk("SystemSupport"), "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", sdk("PluginSupport"), sdk("PluginToolkit"), sdk("ProcFiles"), "TerminalPrograms", sdk("X11Client"), sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", restorationKit, runtimeRecord], "Plugins/SessionPlugin"),
+    ("MediaPlayersPlugin", ["MediaPlayers", "AppLaunching", "DesktopEntries", "SavedText", sdk("PluginToolkit"), sdk("ProcFiles"), restorationKit, runtimeRecord], "Plugins/MediaPlayersPlugin"),
+    ("SessionPlugin", ["MediaPlayers", sdk("SystemSupport"), "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", sdk("PluginSupport"), sdk("PluginToolkit"), sdk("ProcFiles"), "TerminalPrograms", sdk("X11Client"), sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", restorationKit, runtimeRecord], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleHelloPlugin"),
     ("ExampleNotesPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleNotesPlugin"),
@@ -166,6 +167,7 @@ let package = Package(
         pluginLibrary("MessagePack"),
         pluginLibrary("DesktopEntries", [sdk("SystemSupport")]),
         pluginLibrary("AppDiscovery", ["DesktopEntries", sdk("ProcFiles"), sdk("UnitLaunching"), sdk("SystemSupport")]),
+        pluginLibrary("MediaPlayers", ["DesktopEntries", "AppLaunching", sdk("PluginToolkit"), sdk("ProcFiles"), sdk("SystemSupport")]),
         pluginLibrary("AppLaunching", ["DesktopEntries", sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", sdk("SystemSupport"), system]),
         pluginLibrary("NeovimControl", ["MessagePack", sdk("ProcFiles"), sdk("UnixSocket"), sdk("SystemSupport"), system]),
         pluginLibrary("NeovimState", ["NeovimControl", restorationKit]),
@@ -212,14 +214,14 @@ let package = Package(
         // Tests.
         .target(name: "RestoredTestSupport", dependencies: [sdk("RestoredDBus"), "RestoredEngine", "RestoredTesting", sdk("ProcessSpawning"), sdk("ProcFiles"), sdk("SystemSupport"), sdk("X11Client"), system], path: "Tests/RestoredTestSupport", swiftSettings: strictSwift),
         tests("RestoredDaemonTests", [
-            "LogoutSignals", "WindowManagerIPC", sdk("X11Client"), "NeovimControl", "MessagePack", sdk("ProcFiles"), sdk("UnitLaunching"), sdk("ProcessSpawning"), sdk("SystemSupport"), "RestoredDaemon", "RestoredEngine",
+            "MediaPlayers", "LogoutSignals", "WindowManagerIPC", sdk("X11Client"), "NeovimControl", "MessagePack", sdk("ProcFiles"), sdk("UnitLaunching"), sdk("ProcessSpawning"), sdk("SystemSupport"), "RestoredDaemon", "RestoredEngine",
             "RestoredPluginHosting", "RestoredArchive", sdk("RestoredDBus"), "RestoredTestSupport", "TmuxControl", "TerminalPrograms", sdk("PluginToolkit"),
             restorationKit, system, logging,
         ]),
         tests("RestoredCtlTests", ["RestoredArchive", "RestoredControl", "RestoredTestSupport", restorationKit, system], exclude: ["Expected"]),
         tests("SystemSupportTests", [sdk("SystemSupport"), sdk("ProcessSpawning"), sdk("UnixSocket"), "RestoredTestSupport", system]),
         tests("UnitLaunchingTests", [sdk("UnitLaunching"), sdk("PluginToolkit"), sdk("PluginSupport"), sdk("ProcFiles"), sdk("SystemSupport"), sdk("RestoredDBus"), "RestoredTestSupport", system]),
-        tests("DesktopEntriesTests", ["DesktopEntries", "AppDiscovery", "AppLaunching", sdk("UnitLaunching"), sdk("ProcFiles"), sdk("RestoredDBus"), "RestoredTestSupport"]),
+        tests("DesktopEntriesTests", ["MediaPlayers", "DesktopEntries", "AppDiscovery", "AppLaunching", sdk("UnitLaunching"), sdk("ProcFiles"), sdk("RestoredDBus"), "RestoredTestSupport"]),
         tests("X11ClientTests", [sdk("X11Client"), "RestoredTestSupport"]),
         tests("NeovimControlTests", ["NeovimControl", sdk("ProcFiles"), "TmuxControl", "TerminalPrograms", "MessagePack", "RestoredTestSupport", system]),
         tests("TerminalProgramsTests", ["TerminalPrograms"]),

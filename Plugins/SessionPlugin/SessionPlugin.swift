@@ -2,6 +2,7 @@ import AppDiscovery
 import AppLaunching
 import DesktopEntries
 import FoundationEssentials
+import MediaPlayers
 import NeovimControl
 import PluginSupport
 import PluginToolkit
@@ -36,6 +37,8 @@ public func restoredPluginV1() -> UnsafeRawPointer {
 /// allow-list and option).
 final class SessionPlugin: RestorationPlugin {
     static let appID = "org.restored.Session"
+    /// The media players' plugin: loaded, it hands players their tracks.
+    static let mediaPlayersAppID = "org.restored.MediaPlayers"
     static let appVersion = "1"
     static let displayName = "Session apps"
     static var restorationClasses: [any RestorationClass.Type] { [DesktopAppObject.self, AppInstanceObject.self] }
@@ -190,6 +193,7 @@ final class SessionPlugin: RestorationPlugin {
             return .keepLastArchive
         }
         savedCounts = counts
+        kept = keptItems(kept)
         let placer = windowPlacer(environment: environment)
         let windows = placer?.windowsByProcess() ?? [:]
         let sessionBus = (placer as? GnomeShellWindowPlacer)?.bus
@@ -205,6 +209,33 @@ final class SessionPlugin: RestorationPlugin {
             roots.append(ExcludedApps(leftOut.keys.sorted().map { ExcludedApp(desktopID: $0, reason: leftOut[$0]!.reason, instances: leftOut[$0]!.count) }))
         }
         return !kept.isEmpty || !carried.isEmpty ? .save : .decline
+    }
+
+    /// The files and URLs each app keeps in the archive: a URL's query,
+    /// credentials and fragment only where the user keeps them
+    /// (`keep-url-queries`, ``DesktopAppLauncher/keptForm(of:keepingQueries:)``),
+    /// and none for a media player the media players' plugin restores
+    /// into (docs/apps.md, "Media players"): it comes back with no file,
+    /// silent, and that plugin hands it its track, position and state.
+    private func keptItems(_ kept: [String: [RunningApp]]) -> [String: [RunningApp]] {
+        let keepsQueries = ["yes", "true", "1"].contains(context.options[DesktopAppLauncher.keepURLQueriesOption]?.lowercased() ?? "")
+        var players = Set<Int32>()
+        if exclusions.plugins.contains(Self.mediaPlayersAppID),
+           kept.keys.contains(where: { MediaPlayerPolicy.reasonNotRestored(entries[$0]) == nil }) {
+            let deadline = WalkTime.deadline(in: context, atMost: .seconds(2))
+            if let bus = try? DBusClient.connect(until: deadline) {
+                players = Set(((try? MediaPlayer.all(on: bus, until: deadline)) ?? []).filter { $0.name.notAppReason == nil }.map(\.pid))
+                bus.close()
+            }
+        }
+        return kept.mapValues { apps in
+            apps.map { app in
+                var app = app
+                let player = players.contains(app.pid) && MediaPlayerPolicy.reasonNotRestored(entries[app.desktopID]) == nil
+                app.openedItems = player ? [] : app.openedItems.map { DesktopAppLauncher.keptForm(of: $0, keepingQueries: keepsQueries) }
+                return app
+            }
+        }
     }
 
     // MARK: Restoring

@@ -89,10 +89,10 @@ import ProcFiles
         var hosts: [Int32] = []
         try await LogindInhibitorTests.eventually {
             hosts = ProcProcess.children(of: pid).filter { (ProcProcess.commandLine(of: $0) ?? []).first?.hasSuffix("restored-plugin-host") == true }
-            return hosts.count == 2
+            return hosts.count == 3
         }
         #expect(ProcProcess.status("Seccomp", of: pid) == "2")
-        #expect(hosts.map { ProcProcess.status("Seccomp", of: $0) } == ["2", "2"])
+        #expect(hosts.map { ProcProcess.status("Seccomp", of: $0) } == ["2", "2", "2"])
         #expect(hosts.allSatisfy { (ProcProcess.commandLine(of: $0) ?? []).last?.hasPrefix(prefix + "/lib/restored/plugins/") == true })
 
         // What a logout and every package upgrade do.

@@ -112,7 +112,7 @@ struct InstallLayoutTests {
                 #expect(actual == mode, "PREFIX/\(path): mode \(actual.map { String($0, radix: 8) } ?? "missing"), expected \(String(mode, radix: 8))")
             }
             #expect(!FileManager.default.fileExists(atPath: "\(root)/bin/libRestorationKit.so"), "the SDK runtime belongs in PREFIX/lib/restored, not PREFIX/bin")
-            #expect((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/lib/restored/plugins"))?.sorted() == ["libSessionPlugin.so", "libTmuxPlugin.so"], "the system plugin directory holds the plugins that need no configuration")
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/lib/restored/plugins"))?.sorted() == ["libMediaPlayersPlugin.so", "libSessionPlugin.so", "libTmuxPlugin.so"], "the system plugin directory holds the plugins that need no configuration")
             let header = "SDK/Sources/CRestoredPlugin/include/restored/plugin.h"
             #expect(FileManager.default.contentsEqual(atPath: "\(root)/include/restored/plugin.h", andPath: "\(Self.repository)/\(header)"), "PREFIX/include/restored/plugin.h is not a copy of \(header)")
             if FileManager.default.fileExists(atPath: "\(Self.repository)/.build/plugins/GenerateManual/outputs") {
@@ -190,7 +190,7 @@ struct InstallLayoutTests {
             environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.appending("no-bus"))"
             environment.removeValue(forKey: "RESTORED_PLUGIN_PATH")
             let doctor = try await CompletedCommand.run("\(root)/bin/restored-ctl", ["doctor"], environment: environment, in: URL(fileURLWithPath: directory.path))
-            #expect(doctor.output.contains("[ok]      plugin directory \(root)/lib/restored/plugins: 2 plugins load, 0 refused"), "\(doctor.output)\(doctor.error)")
+            #expect(doctor.output.contains("[ok]      plugin directory \(root)/lib/restored/plugins: 3 plugins load, 0 refused"), "\(doctor.output)\(doctor.error)")
             #expect(doctor.output.contains("plugin \(root)/lib/restored/plugins/libTmuxPlugin.so: loads in its plugin host; serves org.restored.Tmux"), "\(doctor.output)")
         }
     }

@@ -105,6 +105,27 @@ public struct DesktopAppLauncher: Sendable {
         return reopenedSchemes.contains(scheme.lowercased())
     }
 
+    /// The option (`keep-url-queries = yes` in a plugin's section of
+    /// restored.conf) that keeps a URL's query, credentials and fragment.
+    public static let keepURLQueriesOption = "keep-url-queries"
+
+    /// The form of `item` (a file or URL an app had open) an archive keeps:
+    /// a URL's user, password, query and fragment, where sign-in tokens
+    /// travel (`https://host/a.mp3?token=...`), are dropped unless
+    /// `keepingQueries`; a path and a `file` URL are kept as they are.
+    /// The one rule for every plugin that saves what an app had open.
+    public static func keptForm(of item: String, keepingQueries: Bool) -> String {
+        guard !keepingQueries, let scheme = item.prefix(beforeFirst: "://"), scheme.lowercased() != "file",
+              var components = URLComponents(string: item)
+        else { return item }
+        guard components.user != nil || components.password != nil || components.query != nil || components.fragment != nil else { return item }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? item
+    }
+
     private func activate(_ launch: DesktopLaunch, on connection: DBusConnection) async throws(LaunchError) -> DesktopLaunchResult {
         let (name, path) = Self.busName(of: launch.entry)
         let uris = launch.items.filter { Self.mayOpen($0, with: launch.entry) }.map { $0.contains("://") ? $0 : URL(fileURLWithPath: $0).absoluteString }
