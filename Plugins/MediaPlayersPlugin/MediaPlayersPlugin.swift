@@ -86,11 +86,17 @@ final class MediaPlayersPlugin: RestorationPlugin {
             }
             let key = ProcessKey(pid: player.pid, startTime: ProcProcess.startTime(of: player.pid))
             guard let state = try? player.state(on: bus, until: min(deadline, .now + Self.answerBudget)) else {
-                if let last = lastSaved[key] {
+                // Its entry: the last save's, else the one its name says
+                // when its process runs that entry's program (a restored
+                // started again since that save knows no last save).
+                let named = MediaPlayerPolicy.desktopID(claimed: player.name.player).flatMap { id in
+                    entries[id].flatMap { MediaPlayerPolicy.reasonNotRestored($0) == nil && MediaPlayerPolicy.process(player.pid, runs: $0) ? id : nil }
+                }
+                if let desktopID = lastSaved[key]?.desktopID ?? named {
                     context.log("\(player.name.busName) (pid \(player.pid)) did not answer; what it played at the last save is kept", level: .notice)
-                    found.append((key, last.desktopID, nil))
+                    found.append((key, desktopID, nil))
                 } else {
-                    context.log("\(player.name.busName) (pid \(player.pid)) did not answer, and was not saved before: it is left out", level: .notice)
+                    context.log("\(player.name.busName) (pid \(player.pid)) did not answer, and nothing tells which app it is: it is left out", level: .notice)
                 }
                 continue
             }

@@ -59,6 +59,17 @@ import Testing
         #expect(!MediaPlayerPolicy.process(-1, runs: try Self.entry("own.desktop", "Exec=\(name) %U\n")))
     }
 
+    @Test("A URL reopens only when it parses, names a document's scheme and is no option: the one rule of both plugins")
+    func reopenedURLs() throws {
+        let player = try Self.entry("mpv.desktop", "Exec=mpv -- %U\nCategories=AudioVideo;\n")
+        #expect(DesktopAppLauncher.mayOpen("file:///music/a%20b.flac", with: player))
+        #expect(DesktopAppLauncher.mayOpen("https://media.example/live.ogg", with: player))
+        #expect(DesktopAppLauncher.mayOpen("/music/a b.flac", with: player))
+        for hostile in ["https://media example/a b.ogg", "https://[::1/x", "javascript://alert(1)", "-Ohttps://x.example/a", "file:///a\u{1b}[2Jb", "vlc://pause"] {
+            #expect(!DesktopAppLauncher.mayOpen(hostile, with: player), "\(hostile)")
+        }
+    }
+
     @Test("A URL keeps no user, password, query or fragment (where tokens travel) unless the user keeps them; paths and file URLs are kept as they are")
     func keptURLs() {
         #expect(DesktopAppLauncher.keptForm(of: "https://ada:secret@media.example/a%20b.mp3?token=abc&x=1#t=30", keepingQueries: false) == "https://media.example/a%20b.mp3")

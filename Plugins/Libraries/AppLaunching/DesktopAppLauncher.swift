@@ -93,16 +93,18 @@ public struct DesktopAppLauncher: Sendable {
 
     /// Whether `item` (a file or URL from an archive: untrusted) may be
     /// given to `entry`'s app when it is reopened: a plain absolute path
-    /// or a URL of ``reopenedSchemes``, with no control character and not
-    /// an option, and never to a program that would run it
+    /// or a URL of ``reopenedSchemes`` that parses, with no control
+    /// character and not an option, and never to a program that would run it
     /// (``programsRunningFiles``). The one rule, at the save and at the
     /// restore.
     public static func mayOpen(_ item: String, with entry: DesktopEntry) -> Bool {
         let program = entry.exec.map { ProgramName.of($0.program) } ?? ""
         guard !programsRunningFiles.contains(program), SavedText.isPrintable(item), !item.hasPrefix("-") else { return false }
         if item.hasPrefix("/") { return !item.contains("://") }
-        guard let scheme = item.prefix(beforeFirst: "://") else { return false }
-        return reopenedSchemes.contains(scheme.lowercased())
+        guard let scheme = item.prefix(beforeFirst: "://"), reopenedSchemes.contains(scheme.lowercased()),
+              let components = URLComponents(string: item), components.scheme?.lowercased() == scheme.lowercased()
+        else { return false }
+        return true
     }
 
     /// The option (`keep-url-queries = yes` in a plugin's section of
