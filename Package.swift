@@ -72,7 +72,7 @@ func plugin(_ name: String, _ dependencies: [Target.Dependency], path: String) -
 let plugins: [(name: String, dependencies: [Target.Dependency], path: String)] = [
     // The real plugins.
     ("TmuxPlugin", [sdk("SystemSupport"), "TmuxControl", "TerminalPrograms", "NeovimControl", "NeovimState", sdk("PluginToolkit"), "MessagePack", "SavedText", restorationKit, runtimeRecord, system], "Plugins/TmuxPlugin"),
-    ("MediaPlayersPlugin", ["MediaPlayers", "AppLaunching", "DesktopEntries", "SavedText", sdk("PluginToolkit"), sdk("ProcFiles"), restorationKit, runtimeRecord], "Plugins/MediaPlayersPlugin"),
+    ("MediaPlayersPlugin", ["MediaPlayers", "AppLaunching", "DesktopEntries", "SavedText", sdk("PluginToolkit"), sdk("ProcFiles"), sdk("SystemSupport"), restorationKit, runtimeRecord], "Plugins/MediaPlayersPlugin"),
     ("SessionPlugin", ["MediaPlayers", sdk("SystemSupport"), "WindowManagerIPC", "NeovimControl", "NeovimState", "MessagePack", "AppDiscovery", "AppLaunching", "DesktopEntries", sdk("PluginSupport"), sdk("PluginToolkit"), sdk("ProcFiles"), "TerminalPrograms", sdk("X11Client"), sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", restorationKit, runtimeRecord], "Plugins/SessionPlugin"),
     // Examples for plugin authors (SDK/README.md).
     ("ExampleHelloPlugin", [restorationKit, runtimeRecord], "Plugins/ExampleHelloPlugin"),
@@ -167,7 +167,7 @@ let package = Package(
         pluginLibrary("MessagePack"),
         pluginLibrary("DesktopEntries", [sdk("SystemSupport")]),
         pluginLibrary("AppDiscovery", ["DesktopEntries", sdk("ProcFiles"), sdk("UnitLaunching"), sdk("SystemSupport")]),
-        pluginLibrary("MediaPlayers", ["DesktopEntries", "AppLaunching", sdk("PluginToolkit"), sdk("ProcFiles"), sdk("SystemSupport")]),
+        pluginLibrary("MediaPlayers", ["DesktopEntries", "AppLaunching", "SavedText", sdk("PluginToolkit"), sdk("ProcFiles"), sdk("SystemSupport")]),
         pluginLibrary("AppLaunching", ["DesktopEntries", sdk("UnitLaunching"), sdk("RestoredDBus"), "SavedText", sdk("SystemSupport"), system]),
         pluginLibrary("NeovimControl", ["MessagePack", sdk("ProcFiles"), sdk("UnixSocket"), sdk("SystemSupport"), system]),
         pluginLibrary("NeovimState", ["NeovimControl", restorationKit]),

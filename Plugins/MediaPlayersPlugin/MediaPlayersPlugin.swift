@@ -5,7 +5,7 @@ import MediaPlayers
 import PluginToolkit
 import ProcFiles
 import RestorationKit
-import SavedText
+import SystemSupport
 
 @_cdecl("restored_plugin_v1")
 public func restoredPluginV1() -> UnsafeRawPointer {
@@ -35,6 +35,8 @@ final class MediaPlayersPlugin: RestorationPlugin {
 
     let context: PluginContext
     let environment: [String: String]
+    /// Where an entry's program is looked for (the host's `PATH`).
+    let searchPath: String
     let players = PlayersObject()
     /// Whether URLs keep their queries, credentials and fragments.
     let keepsURLQueries: Bool
@@ -54,6 +56,7 @@ final class MediaPlayersPlugin: RestorationPlugin {
     init(context: PluginContext) throws {
         self.context = context
         environment = ProcessInfo.processInfo.environment
+        searchPath = ExecutableSearchPath.of(environment)
         keepsURLQueries = ["yes", "true", "1"].contains(context.options[DesktopAppLauncher.keepURLQueriesOption]?.lowercased() ?? "")
         sessionPluginStartsPlayers = context.options["restored.apps"]?.split(separator: " ").contains(Substring(Self.sessionAppID)) ?? false
         context.registerObject(players, at: RestorationPath("Players"))
@@ -86,25 +89,22 @@ final class MediaPlayersPlugin: RestorationPlugin {
             }
             let key = ProcessKey(pid: player.pid, startTime: ProcProcess.startTime(of: player.pid))
             guard let state = try? player.state(on: bus, until: min(deadline, .now + Self.answerBudget)) else {
-                // Its entry: the last save's, else the one its name says
-                // when its process runs that entry's program (a restored
-                // started again since that save knows no last save).
-                let named = MediaPlayerPolicy.desktopID(claimed: player.name.player).flatMap { id in
-                    entries[id].flatMap { MediaPlayerPolicy.reasonNotRestored($0) == nil && MediaPlayerPolicy.process(player.pid, runs: $0) ? id : nil }
-                }
-                if let desktopID = lastSaved[key]?.desktopID ?? named {
+                // Carried over under the identifier it had (this plugin
+                // host saw it answer); one never seen answering is left
+                // out, since nothing it says can be trusted to name it.
+                if let last = lastSaved[key] {
                     context.log("\(player.name.busName) (pid \(player.pid)) did not answer; what it played at the last save is kept", level: .notice)
-                    found.append((key, desktopID, nil))
+                    found.append((key, last.desktopID, nil))
                 } else {
-                    context.log("\(player.name.busName) (pid \(player.pid)) did not answer, and nothing tells which app it is: it is left out", level: .notice)
+                    context.log("\(player.name.busName) (pid \(player.pid)) did not answer, and was not saved before: it is left out", level: .notice)
                 }
                 continue
             }
-            switch Self.saved(state, of: player, entries: entries, keepingQueries: keepsURLQueries) {
+            switch MediaPlayerPolicy.saved(state, of: player, entries: entries, searchPath: searchPath, keepingQueries: keepsURLQueries) {
             case .success(let saved):
                 found.append((key, saved.desktopID, saved))
-            case .failure(let reason):
-                context.log("\(player.name.busName) (pid \(player.pid)) is left out: \(reason.text)", level: reason.isNotable ? .notice : .debug)
+            case .failure(let leftOut):
+                context.log("\(player.name.busName) (pid \(player.pid)) is left out: \(leftOut.reason)", level: leftOut.isNotable ? .notice : .debug)
             }
         }
         if found.isEmpty {
@@ -116,51 +116,30 @@ final class MediaPlayersPlugin: RestorationPlugin {
             context.log("\(lastSaved.count - found.count) of the players of the last save closed while the session ends: keeping the last archive")
             return .keepLastArchive
         }
-        // Identity: the entry, and the order among its players by start time.
-        var copies: [String: Int] = [:]
+        // Identity: the entry, and the order among its players by start
+        // time. A carried player keeps its number, so that what the last
+        // archive holds under it is its own; the others take the free ones.
+        var taken: [String: Set<Int>] = [:]
+        for player in found where player.saved == nil {
+            if let copy = lastSaved[player.key]?.copy { taken[player.desktopID, default: []].insert(copy) }
+        }
         var saved: [ProcessKey: (desktopID: String, copy: Int)] = [:]
+        var next: [String: Int] = [:]
         players.players = found.sorted { ($0.key.startTime, $0.key.pid) < ($1.key.startTime, $1.key.pid) }.map { player in
-            copies[player.desktopID, default: 0] += 1
-            let copy = copies[player.desktopID]!
+            var copy: Int
+            if player.saved == nil, let kept = lastSaved[player.key]?.copy {
+                copy = kept
+            } else {
+                copy = next[player.desktopID, default: 1]
+                while taken[player.desktopID, default: []].contains(copy) { copy += 1 }
+                taken[player.desktopID, default: []].insert(copy)
+                next[player.desktopID] = copy + 1
+            }
             saved[player.key] = (player.desktopID, copy)
             return PlayerObject(desktopID: player.desktopID, copy: copy, saved: player.saved)
         }
         lastSaved = saved
         return .save
-    }
-
-    /// Why a player is not saved: one line, and whether it is worth a notice
-    /// (a claim that does not hold is; a player with nothing to play is not).
-    struct LeftOut: Error {
-        var text: String
-        var isNotable: Bool
-    }
-
-    /// What `state` (the player's claims) saves, checked against what the
-    /// bus and `/proc` say.
-    static func saved(_ state: MediaPlayerState, of player: MediaPlayer, entries: DesktopEntryIndex, keepingQueries: Bool) -> Result<SavedPlayer, LeftOut> {
-        guard let claim = state.desktopEntry, let desktopID = MediaPlayerPolicy.desktopID(claimed: claim) else {
-            return .failure(LeftOut(text: "it names no desktop entry (DesktopEntry)", isNotable: true))
-        }
-        let entry = entries[desktopID]
-        if let reason = MediaPlayerPolicy.reasonNotRestored(entry) {
-            return .failure(LeftOut(text: reason, isNotable: true))
-        }
-        guard let entry, MediaPlayerPolicy.process(player.pid, runs: entry) else {
-            let program = ProcProcess.executable(of: player.pid) ?? "an unknown program"
-            return .failure(LeftOut(text: "it claims to be \(desktopID), but its process runs \(program)", isNotable: true))
-        }
-        guard let url = state.url, !url.isEmpty, state.status != nil else {
-            return .failure(LeftOut(text: "it plays nothing", isNotable: false))
-        }
-        guard DesktopAppLauncher.mayOpen(url, with: entry) else {
-            return .failure(LeftOut(text: "what it plays is no file or document URL restored reopens (\(SavedText.isPrintable(url) ? url : "unprintable"))", isNotable: true))
-        }
-        let stopped = state.status == .stopped
-        return .success(SavedPlayer(
-            desktopID: desktopID, url: DesktopAppLauncher.keptForm(of: url, keepingQueries: keepingQueries),
-            position: stopped ? 0 : max(0, state.position ?? 0), playing: state.status == .playing
-        ))
     }
 
     // MARK: Restoring
@@ -180,7 +159,7 @@ final class MediaPlayersPlugin: RestorationPlugin {
         let deadline = WalkTime.deadline(in: context, atMost: .seconds(60))
         let restore = PlayerRestore(
             context: context, entries: currentEntries(), startsPlayers: !sessionPluginStartsPlayers,
-            launcher: AppLauncher(appID: Self.appID, context: context), environment: environment
+            launcher: AppLauncher(appID: Self.appID, context: context), searchPath: searchPath
         )
         restore.run(restored, until: deadline)
     }

@@ -1,18 +1,8 @@
 import MediaPlayers
 import RestorationKit
 
-/// What a player held at the save: its entry, what it played, where, and
-/// whether it played.
-struct SavedPlayer: Hashable {
-    /// Its desktop file id (`mpv.desktop`).
-    var desktopID: String
-    /// The URL of what it played, in the form the archive keeps.
-    var url: String
-    /// Where it was, in microseconds.
-    var position: Int64
-    /// Whether it played (else it was paused, or stopped with a track).
-    var playing: Bool
-}
+/// What a player held at the save (the library's, shared with the session plugin).
+typealias SavedPlayer = SavedMediaPlayer
 
 /// The root: one child per player.
 final class PlayersObject: RestorableObject {
@@ -57,7 +47,7 @@ final class PlayerObject: RestorableObject, RestorationClass {
         guard let url = try coder.decode(String.self, forKey: "url") else { return }
         saved = SavedPlayer(
             desktopID: desktopID, url: url,
-            position: max(0, try coder.decode(Int64.self, forKey: "position") ?? 0),
+            position: try coder.decode(Int64.self, forKey: "position") ?? 0,
             playing: try coder.decode(Bool.self, forKey: "playing") ?? false
         )
     }

@@ -214,25 +214,33 @@ final class SessionPlugin: RestorationPlugin {
     /// The files and URLs each app keeps in the archive: a URL's query,
     /// credentials and fragment only where the user keeps them
     /// (`keep-url-queries`, ``DesktopAppLauncher/keptForm(of:keepingQueries:)``),
-    /// and none for a media player the media players' plugin restores
-    /// into (docs/apps.md, "Media players"): it comes back with no file,
-    /// silent, and that plugin hands it its track, position and state.
+    /// and none for a media player the media players' plugin saves
+    /// (docs/apps.md, "Media players": by the one rule of both plugins,
+    /// ``MediaPlayerPolicy/saved(_:of:entries:searchPath:keepingQueries:)``):
+    /// it comes back with no file, silent, and that plugin hands it its
+    /// track, position and state. A player that plugin leaves out, or one
+    /// that cannot be asked, keeps its files.
     private func keptItems(_ kept: [String: [RunningApp]]) -> [String: [RunningApp]] {
         let keepsQueries = ["yes", "true", "1"].contains(context.options[DesktopAppLauncher.keepURLQueriesOption]?.lowercased() ?? "")
         var players = Set<Int32>()
-        if exclusions.plugins.contains(Self.mediaPlayersAppID),
-           kept.keys.contains(where: { MediaPlayerPolicy.reasonNotRestored(entries[$0]) == nil }) {
-            let deadline = WalkTime.deadline(in: context, atMost: .seconds(2))
+        let candidates = Set(kept.filter { MediaPlayerPolicy.reasonNotRestored(entries[$0.key]) == nil }.values.joined().map(\.pid))
+        if exclusions.plugins.contains(Self.mediaPlayersAppID), !candidates.isEmpty {
+            let deadline = WalkTime.deadline(in: context, atMost: .seconds(3))
             if let bus = try? DBusClient.connect(until: deadline) {
-                players = Set(((try? MediaPlayer.all(on: bus, until: deadline)) ?? []).filter { $0.name.notAppReason == nil }.map(\.pid))
+                let searchPath = ExecutableSearchPath.of(environment)
+                for player in (try? MediaPlayer.all(on: bus, until: deadline)) ?? [] where player.name.notAppReason == nil && candidates.contains(player.pid) {
+                    guard let state = try? player.state(on: bus, until: min(deadline, .now + .seconds(1))),
+                          case .success = MediaPlayerPolicy.saved(state, of: player, entries: entries, searchPath: searchPath, keepingQueries: keepsQueries)
+                    else { continue }
+                    players.insert(player.pid)
+                }
                 bus.close()
             }
         }
         return kept.mapValues { apps in
             apps.map { app in
                 var app = app
-                let player = players.contains(app.pid) && MediaPlayerPolicy.reasonNotRestored(entries[app.desktopID]) == nil
-                app.openedItems = player ? [] : app.openedItems.map { DesktopAppLauncher.keptForm(of: $0, keepingQueries: keepsQueries) }
+                app.openedItems = players.contains(app.pid) ? [] : app.openedItems.map { DesktopAppLauncher.keptForm(of: $0, keepingQueries: keepsQueries) }
                 return app
             }
         }

@@ -1,4 +1,5 @@
 import AppLaunching
+import Foundation
 import DesktopEntries
 import Glibc
 import MediaPlayers
@@ -49,14 +50,35 @@ import Testing
         #expect(MediaPlayerPolicy.reasonNotRestored(nil) != nil)
     }
 
-    @Test("A claim of an entry holds only when the name's process runs that entry's program (Exec or TryExec), as /proc says")
+    @Test("A claim of an entry holds only when the name's process runs that very program (Exec found in the search path, or TryExec), as /proc/PID/exe says; a program merely named like it does not")
     func processRunsEntry() throws {
         let own = try #require(ProcProcess.executable(of: getpid()))
         let name = String(own.split(separator: "/").last ?? "")
-        #expect(MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "Exec=\(name) %U\nCategories=AudioVideo;\n")))
-        #expect(MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "TryExec=\(own)\nExec=wrapper %U\nCategories=AudioVideo;\n")))
-        #expect(!MediaPlayerPolicy.process(getpid(), runs: try Self.entry("mpv.desktop", "Exec=mpv %U\nCategories=AudioVideo;\n")))
-        #expect(!MediaPlayerPolicy.process(-1, runs: try Self.entry("own.desktop", "Exec=\(name) %U\n")))
+        let directory = String(own.dropLast(name.count + 1))
+        #expect(MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "Exec=\(own) %U\nCategories=AudioVideo;\n"), searchPath: "/nonexistent"))
+        #expect(MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "Exec=\(name) %U\nCategories=AudioVideo;\n"), searchPath: "/nonexistent:" + directory))
+        #expect(MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "TryExec=\(own)\nExec=wrapper %U\nCategories=AudioVideo;\n"), searchPath: "/nonexistent"))
+        // Another file of the same name first in the search path: not the program this process runs.
+        let other = FileManager.default.temporaryDirectory.appendingPathComponent("media-policy-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        _ = FileManager.default.createFile(atPath: other + "/" + name, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        #expect(!MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "Exec=\(name) %U\nCategories=AudioVideo;\n"), searchPath: other + ":" + directory))
+        #expect(!MediaPlayerPolicy.process(getpid(), runs: try Self.entry("own.desktop", "Exec=\(name) %U\nCategories=AudioVideo;\n"), searchPath: "/nonexistent"))
+        #expect(!MediaPlayerPolicy.process(getpid(), runs: try Self.entry("mpv.desktop", "Exec=mpv %U\nCategories=AudioVideo;\n"), searchPath: "/usr/bin:/bin"))
+        #expect(!MediaPlayerPolicy.process(-1, runs: try Self.entry("own.desktop", "Exec=\(own) %U\n"), searchPath: directory))
+    }
+
+    @Test("A peer's position or length out of bounds (negative, Int64.min, past a thousand days) is no position; a saved one is clamped")
+    func hostilePositions() {
+        for hostile: Int64 in [-1, .min, .max, SavedMediaPlayer.longestPosition + 1] {
+            let state = MediaPlayerState(app: [:], player: ["Position": .int64(hostile), "Metadata": .properties([("mpris:length", .int64(hostile))])])
+            #expect(state.position == nil && state.length == nil, "\(hostile)")
+        }
+        let fine = MediaPlayerState(app: [:], player: ["Position": .int64(30_000_000), "Metadata": .properties([("mpris:length", .uint64(90_000_000))])])
+        #expect(fine.position == 30_000_000 && fine.length == 90_000_000)
+        #expect(SavedMediaPlayer(desktopID: "mpv.desktop", url: "file:///a", position: .max, playing: false).position == SavedMediaPlayer.longestPosition)
+        #expect(SavedMediaPlayer(desktopID: "mpv.desktop", url: "file:///a", position: .min, playing: false).position == 0)
     }
 
     @Test("A URL reopens only when it parses, names a document's scheme and is no option: the one rule of both plugins")

@@ -145,6 +145,7 @@ import Testing
                 && !audaciousName.isEmpty
         }
         let track = try #require(await Self.players(on: address)[audaciousName]?.trackID)
+        let seeked = ContinuousClock.now
         try await Self.call("SetPosition", [.objectPath(track), .int64(12_000_000)], on: audaciousName, address: address)
         try await LogindInhibitorTests.eventually { (await Self.players(on: address)[audaciousName]?.position ?? 0) >= 12_000_000 }
 
@@ -167,6 +168,8 @@ import Testing
         #expect(carried.objects.count == 3)
         admin.close()
         #expect(await daemon.terminated() == 0, "\(environment.log("restored.log"))")
+        // The stop's save was the last: Audacious was saved no further than the time since it was put at 12 s.
+        let playedUntilSaved = Double(seeked.duration(to: .now).components.seconds) + 1
         impostor.stop()
         for process in user { process.stop(); _ = await process.terminated() }
         user = []
@@ -177,8 +180,16 @@ import Testing
         let again = try environment.startDaemon(log: "restored-login.log", arguments: ["--autosave-interval", "0"], environment: variables)
         defer { again.stop() }
         var restored: [String: MediaPlayerState] = [:]
+        var mpvPlayed = false
+        var mpvSeen: [String] = []
         try await LogindInhibitorTests.eventually(within: .seconds(90)) {
             restored = await Self.players(on: address)
+            // Saved paused, mpv is never heard: it keeps its pause while it opens its file.
+            if let mpv = restored.values.first(where: { $0.desktopEntry == "mpv" }) {
+                mpvSeen.append("\(mpv.status?.rawValue ?? "-") \(mpv.position.map { $0 / 100_000 } ?? -1) \(mpv.url?.suffix(12) ?? "-")")
+                // (An idle mpv says Playing with no track: nothing is heard.)
+                if mpv.status == .playing, mpv.url != nil { mpvPlayed = true }
+            }
             let mpv = restored.values.first { $0.desktopEntry == "mpv" }
             let audacious = restored.values.first { $0.desktopEntry == "audacious" }
             return mpv?.url?.hasSuffix("first%20$(song).wav") == true && mpv?.status == .paused
@@ -194,7 +205,8 @@ import Testing
         let audacious = try #require(restored.values.first { $0.desktopEntry == "audacious" })
         let savedLine = try #require(log.split(separator: "\n").first { $0.contains("restored audacious.desktop#1") })
         let savedAt = try #require(Double(String(savedLine.split(separator: " at ").last?.split(separator: " ").first ?? "")))
-        #expect(savedAt >= 12, "\(savedLine)")
+        #expect(savedAt >= 12 && savedAt <= 12 + playedUntilSaved + 2, "\(savedLine); \(playedUntilSaved) s played until the last save")
+        #expect(!mpvPlayed, "mpv played after the restore although it was saved paused: \(mpvSeen)")
         let now = Double(audacious.position ?? 0) / 1e6
         #expect(now >= savedAt - 2 && now <= savedAt + elapsed + 2, "at \(now) s; saved at \(savedAt) s, \(elapsed) s ago")
         // Each started once, by one plugin, without its file on its command line.

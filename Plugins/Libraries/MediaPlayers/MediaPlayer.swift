@@ -28,16 +28,22 @@ public struct MediaPlayer: Hashable, Sendable {
 
     /// Every player on `bus`, one per connection (a player that owns two
     /// names is one), in the order of their names; `notApps` included, for
-    /// the caller to say why they are left out.
+    /// the caller to say why they are left out. A name gone meanwhile is
+    /// skipped; a call that finds no answer by `deadline`, or a bus that
+    /// went, fails the whole look (a player missed is not a player closed).
     public static func all(on bus: DBusClient, until deadline: ContinuousClock.Instant) throws(DBusError) -> [MediaPlayer] {
         var players: [MediaPlayer] = []
         var owners = Set<String>()
         for busName in try bus.names(startingWith: MediaPlayerName.prefix, until: deadline) {
-            guard let name = MediaPlayerName(busName),
-                  let owner = try? bus.owner(of: busName, until: deadline), owners.insert(owner).inserted,
-                  let pid = try? bus.processID(of: owner, until: deadline)
-            else { continue }
-            players.append(MediaPlayer(name: name, owner: owner, pid: pid))
+            guard let name = MediaPlayerName(busName) else { continue }
+            do throws(DBusError) {
+                guard let owner = try bus.owner(of: busName, until: deadline), owners.insert(owner).inserted else { continue }
+                players.append(MediaPlayer(name: name, owner: owner, pid: try bus.processID(of: owner, until: deadline)))
+            } catch where error.name == DBusError.noReplyName || error.name == "org.freedesktop.DBus.Error.Disconnected" {
+                throw error
+            } catch {
+                continue
+            }
         }
         return players
     }

@@ -19,8 +19,12 @@ public struct MediaPlayerState: Hashable, Sendable {
     public var url: String?
     /// The track's id (`mpris:trackid`), which `SetPosition` names.
     public var trackID: String?
-    /// Where it is in the track, in microseconds (`Position`).
+    /// Where it is in the track, in microseconds (`Position`); nil for a
+    /// negative one or one past ``SavedMediaPlayer/longestPosition``.
     public var position: Int64?
+    /// How long the track is, in microseconds (`mpris:length`), when said
+    /// and within the same bounds.
+    public var length: Int64?
     /// `PlaybackStatus`.
     public var status: Status?
     /// The URI schemes it opens (`SupportedUriSchemes`).
@@ -38,7 +42,10 @@ public struct MediaPlayerState: Hashable, Sendable {
         let metadata = player["Metadata"]?.stringKeyedValue?.mapValues(\.unwrapped) ?? [:]
         url = metadata["xesam:url"]?.stringValue
         trackID = metadata["mpris:trackid"]?.stringValue
-        position = player["Position"]?.int64Value
+        let bounds: ClosedRange<Int64> = 0 ... SavedMediaPlayer.longestPosition
+        position = player["Position"]?.int64Value.flatMap { bounds.contains($0) ? $0 : nil }
+        length = (metadata["mpris:length"]?.int64Value ?? metadata["mpris:length"]?.uint64Value.flatMap { Int64(exactly: $0) })
+            .flatMap { bounds.contains($0) && $0 > 0 ? $0 : nil }
         status = player["PlaybackStatus"]?.stringValue.flatMap(Status.init(rawValue:))
         canControl = player["CanControl"]?.boolValue ?? false
         canSeek = player["CanSeek"]?.boolValue ?? false
