@@ -57,8 +57,8 @@ final class MediaPlayersPlugin: RestorationPlugin {
         self.context = context
         environment = ProcessInfo.processInfo.environment
         searchPath = ExecutableSearchPath.of(environment)
-        keepsURLQueries = ["yes", "true", "1"].contains(context.options[DesktopAppLauncher.keepURLQueriesOption]?.lowercased() ?? "")
-        sessionPluginStartsPlayers = context.options["restored.apps"]?.split(separator: " ").contains(Substring(Self.sessionAppID)) ?? false
+        keepsURLQueries = OptionList.isOn(context.options[DesktopAppLauncher.keepURLQueriesOption])
+        sessionPluginStartsPlayers = OptionList.names(context.options["restored.apps"]).contains(Self.sessionAppID)
         context.registerObject(players, at: RestorationPath("Players"))
     }
 
@@ -81,7 +81,7 @@ final class MediaPlayersPlugin: RestorationPlugin {
         let bus = try DBusClient.connect(until: deadline)
         defer { bus.close() }
         let entries = currentEntries()
-        var found: [(key: ProcessKey, desktopID: String, saved: SavedPlayer?)] = []
+        var found: [(key: ProcessKey, desktopID: String, saved: SavedMediaPlayer?)] = []
         for player in try MediaPlayer.all(on: bus, until: deadline) {
             if let reason = player.name.notAppReason {
                 context.log("\(player.name.busName) is left out: \(reason)", level: .debug)

@@ -1,8 +1,6 @@
 import MediaPlayers
 import RestorationKit
 
-/// What a player held at the save (the library's, shared with the session plugin).
-typealias SavedPlayer = SavedMediaPlayer
 
 /// The root: one child per player.
 final class PlayersObject: RestorableObject {
@@ -20,11 +18,11 @@ final class PlayerObject: RestorableObject, RestorationClass {
     var restorationClass: (any RestorationClass.Type)? = PlayerObject.self
     /// What it held; nil for one that ran and did not answer (carried over
     /// from the last archive) and for one being restored, until decoded.
-    var saved: SavedPlayer?
+    var saved: SavedMediaPlayer?
     let desktopID: String
     let copy: Int
 
-    init(desktopID: String, copy: Int, saved: SavedPlayer?) {
+    init(desktopID: String, copy: Int, saved: SavedMediaPlayer?) {
         self.desktopID = desktopID
         self.copy = copy
         self.saved = saved
@@ -45,7 +43,7 @@ final class PlayerObject: RestorableObject, RestorationClass {
 
     func decodeRestorableState(with coder: StateCoder) throws {
         guard let url = try coder.decode(String.self, forKey: "url") else { return }
-        saved = SavedPlayer(
+        saved = SavedMediaPlayer(
             desktopID: desktopID, url: url,
             position: try coder.decode(Int64.self, forKey: "position") ?? 0,
             playing: try coder.decode(Bool.self, forKey: "playing") ?? false

@@ -34,7 +34,7 @@ struct PlayerRestore {
     /// A saved player and its order among its entry's players.
     struct Wanted {
         var copy: Int
-        var saved: SavedPlayer
+        var saved: SavedMediaPlayer
         var entry: DesktopEntry
     }
 

@@ -193,10 +193,10 @@ final class SessionPlugin: RestorationPlugin {
             return .keepLastArchive
         }
         savedCounts = counts
-        kept = keptItems(kept)
         let placer = windowPlacer(environment: environment)
         let windows = placer?.windowsByProcess() ?? [:]
         let sessionBus = (placer as? GnomeShellWindowPlacer)?.bus
+        kept = keptItems(kept, sessionBus: sessionBus)
         editorReadDeadline = WalkTime.deadline(in: context, atMost: Self.editorReadBudget)
         roots = Set(kept.keys).union(carried.keys).sorted().map { id in
             if let instances = kept[id] {
@@ -220,13 +220,15 @@ final class SessionPlugin: RestorationPlugin {
     /// it comes back with no file, silent, and that plugin hands it its
     /// track, position and state. A player that plugin leaves out, or one
     /// that cannot be asked, keeps its files.
-    private func keptItems(_ kept: [String: [RunningApp]]) -> [String: [RunningApp]] {
-        let keepsQueries = ["yes", "true", "1"].contains(context.options[DesktopAppLauncher.keepURLQueriesOption]?.lowercased() ?? "")
+    /// `sessionBus` is the placer's connection when it has one (else one
+    /// is made here, only when a media player may be among the apps).
+    private func keptItems(_ kept: [String: [RunningApp]], sessionBus: DBusClient?) -> [String: [RunningApp]] {
+        let keepsQueries = OptionList.isOn(context.options[DesktopAppLauncher.keepURLQueriesOption])
         var players = Set<Int32>()
         let candidates = Set(kept.filter { MediaPlayerPolicy.reasonNotRestored(entries[$0.key]) == nil }.values.joined().map(\.pid))
         if exclusions.plugins.contains(Self.mediaPlayersAppID), !candidates.isEmpty {
             let deadline = WalkTime.deadline(in: context, atMost: .seconds(3))
-            if let bus = try? DBusClient.connect(until: deadline) {
+            if let bus = sessionBus ?? (try? DBusClient.connect(until: deadline)) {
                 let searchPath = ExecutableSearchPath.of(environment)
                 for player in (try? MediaPlayer.all(on: bus, until: deadline)) ?? [] where player.name.notAppReason == nil && candidates.contains(player.pid) {
                     guard let state = try? player.state(on: bus, until: min(deadline, .now + .seconds(1))),
@@ -234,7 +236,7 @@ final class SessionPlugin: RestorationPlugin {
                     else { continue }
                     players.insert(player.pid)
                 }
-                bus.close()
+                if bus !== sessionBus { bus.close() }
             }
         }
         return kept.mapValues { apps in

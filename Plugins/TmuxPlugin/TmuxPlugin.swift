@@ -54,7 +54,7 @@ final class TmuxPlugin: RestorationPlugin {
         environment = ProcessInfo.processInfo.environment
         policy = ProgramPolicy(option: context.options["programs"])
         ignoredServers = Set(OptionList.names(context.options["ignore-servers"]))
-        keepsPaneContents = ["true", "yes", "on", "1"].contains(context.options["pane-contents"]?.lowercased() ?? "")
+        keepsPaneContents = OptionList.isOn(context.options["pane-contents"])
         launcher = AppLauncher(appID: "tmux", context: context, environment: environment)
     }
 

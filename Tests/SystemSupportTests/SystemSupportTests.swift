@@ -78,6 +78,12 @@ import Testing
         #expect(OptionList.names(nil) == [])
         #expect(OptionList.names(" , ") == [])
     }
+
+    @Test("A yes-or-no option is on for true, yes, on and 1 in any case and spacing; anything else, or none, is off")
+    func yesOrNoOptions() {
+        for on in ["true", "Yes", " ON ", "1"] { #expect(OptionList.isOn(on), "\(on)") }
+        for off in [nil, "", "no", "false", "0", "yess", "2"] { #expect(!OptionList.isOn(off), "\(off ?? "nil")") }
+    }
 }
 
 @Suite struct OffPoolTests {
